@@ -1,0 +1,405 @@
+//! The collection both variants share: filing objects in buckets, errors,
+//! traversal and the in-walk update. What differs between the variants is
+//! how a Z finds its bucket: see [`Levels`].
+
+use alloc::rc::Rc;
+use alloc::vec::Vec;
+use core::fmt;
+use core::ptr::NonNull;
+
+use crate::bucket::{self, Bucket, Owner};
+use crate::iter::{BackToFront, BucketIter, FrontToBack, Traversals};
+use crate::{I16F16, ZError, ZObject, ZSortable};
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// How a collection maps Z values to buckets. Sealed: implemented by
+    /// [`FixedPointLevels`](crate::FixedPointLevels) and
+    /// [`SimpleLevels`](crate::SimpleLevels) only.
+    #[allow(private_interfaces)]
+    pub trait LevelsImpl<T> {
+        /// The variant's name, for `Debug`.
+        const NAME: &'static str;
+
+        /// The collection's identity, stamped on its buckets.
+        fn owner(&self) -> Owner;
+
+        /// The highest optimized level.
+        fn max_level(&self) -> u16;
+
+        /// How many traversals in a row must find a non-optimized bucket
+        /// empty before it is freed (`u32::MAX` where nothing is pruned).
+        fn prune_after(&self) -> u32;
+
+        /// The bucket for `z`, opened if needed, or why `z` is refused.
+        fn locate(&mut self, z: I16F16) -> Result<NonNull<Bucket<T>>, ZError>;
+
+        /// Every bucket, back to front.
+        fn buckets(&self) -> BucketIter<'_, T>;
+
+        /// The number of allocated non-optimized buckets (neither a level nor
+        /// the default bucket).
+        fn nonoptimized_buckets(&self) -> usize;
+
+        /// Frees the non-optimized buckets that traversals found empty at
+        /// least `prune_after` times in a row (none, by default).
+        ///
+        /// # Safety
+        ///
+        /// No reference into the bucket storage may be alive: no traversal,
+        /// no borrow held by a caller up the stack.
+        unsafe fn prune_stale(&self) {}
+
+        /// Frees every non-optimized bucket; all of them are empty.
+        fn free_empty_nonoptimized(&mut self);
+    }
+}
+
+/// How a collection maps Z values to buckets: [`FixedPointLevels`] (every
+/// Z, a bucket chain) or [`SimpleLevels`] (natural levels only, an array).
+/// This trait is sealed.
+///
+/// [`FixedPointLevels`]: crate::FixedPointLevels
+/// [`SimpleLevels`]: crate::SimpleLevels
+pub trait Levels<T>: sealed::LevelsImpl<T> {}
+
+impl<T, L: sealed::LevelsImpl<T>> Levels<T> for L {}
+
+/// What [`Collection::update`] does with each object it visits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Visit {
+    /// Leave the object where it is.
+    Keep,
+    /// Remove the object from the collection.
+    Remove,
+    /// Re-read the object's Z and re-file it, exactly as
+    /// [`Collection::change`] does.
+    Change,
+}
+
+/// What a [`Collection::update`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[must_use]
+pub struct Updated {
+    /// Objects removed.
+    pub removed: usize,
+    /// Objects re-filed.
+    pub changed: usize,
+    /// `Visit::Change` requests refused because the object's new Z is not
+    /// accepted (only a [`SimpleZCollection`](crate::SimpleZCollection)
+    /// refuses a Z); those objects stayed where they were.
+    pub refused: usize,
+}
+
+/// An always-sorted collection of [`ZObject`]s, generic over how Z values
+/// map to buckets. Use it through its two variants,
+/// [`FixedPointZCollection`](crate::FixedPointZCollection) and
+/// [`SimpleZCollection`](crate::SimpleZCollection).
+///
+/// The order is the legacy engine's contract: back to front is ascending Z,
+/// and among equal Z the object whose last Z-action (`add` or `change`) came
+/// earlier is further back. Front to back is the exact reverse.
+///
+/// The collection holds an `Rc` clone of each object it contains and gives
+/// it back on `remove`, `clear` and drop.
+pub struct Collection<T, L: Levels<T>> {
+    levels: L,
+    len: usize,
+    traversals: Traversals,
+    /// Reused by `update` so a per-frame update loop does not allocate.
+    scratch: Vec<Rc<ZObject<T>>>,
+}
+
+impl<T, L: Levels<T>> Collection<T, L> {
+    pub(crate) fn with_levels(levels: L) -> Self {
+        let traversals = Traversals::new(levels.prune_after());
+        Collection {
+            levels,
+            len: 0,
+            traversals,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub(crate) fn levels(&self) -> &L {
+        &self.levels
+    }
+
+    /// The number of objects in the collection.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the collection holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The highest optimized level: natural Z values `0..=max_level` are
+    /// reached in O(1) through the quick-access array.
+    pub fn max_level(&self) -> u16 {
+        self.levels.max_level()
+    }
+
+    /// The number of non-optimized buckets allocated right now (buckets for
+    /// Z values other than the optimized levels and the default Z). Always 0
+    /// for a [`SimpleZCollection`](crate::SimpleZCollection).
+    pub fn nonoptimized_buckets(&self) -> usize {
+        self.levels.nonoptimized_buckets()
+    }
+
+    /// Whether `object` is in this collection.
+    pub fn contains(&self, object: &ZObject<T>) -> bool {
+        object.owner() == Some(self.levels.owner())
+    }
+
+    /// Removes `object` in O(1), without searching: the object knows its
+    /// bucket and its link.
+    ///
+    /// # Errors
+    ///
+    /// [`ZError::NotInCollection`] if the object is not in this collection;
+    /// nothing changes then.
+    pub fn remove(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError> {
+        self.check_member(object)?;
+        // SAFETY: the object is in this collection (checked above), which we
+        // hold by `&mut`.
+        let handle = unsafe { bucket::unfile(object) };
+        self.len -= 1;
+        drop(handle);
+        Ok(())
+    }
+
+    /// Removes every object, giving back the collection's handles, and frees
+    /// every non-optimized bucket.
+    pub fn clear(&mut self) {
+        let len = &mut self.len;
+        for bucket in self.levels.buckets() {
+            // SAFETY: we hold the collection by `&mut`; `drain` hands each
+            // object over only after unfiling it, so the collection stays
+            // consistent even if dropping an object panics.
+            unsafe {
+                bucket.drain(|handle| {
+                    *len -= 1;
+                    drop(handle);
+                });
+            }
+        }
+        self.levels.free_empty_nonoptimized();
+    }
+
+    /// Walks the objects back to front: ascending Z, and at equal Z in the
+    /// order of their last Z-action.
+    ///
+    /// A traversal also prunes: a non-optimized bucket that traversals have
+    /// found empty [`prune_after`](crate::FixedPointZCollection::prune_after)
+    /// times in a row is freed when the next traversal starts, as long as no
+    /// other traversal is alive then.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use std::rc::Rc;
+    /// use zorder::{FixedPointZCollection, I16F16, ZObject};
+    ///
+    /// let z = |v: f64| Rc::new(ZObject::new(Cell::new(I16F16::from_num(v))));
+    /// let (sky, hero, rock) = (z(0.0), z(2.0), z(0.0));
+    /// let mut scene = FixedPointZCollection::new(10)?;
+    /// for object in [&sky, &hero, &rock] {
+    ///     scene.add(object)?;
+    /// }
+    /// let order: Vec<_> = scene.back_to_front().collect();
+    /// assert!(order[0].same(&sky) && order[1].same(&rock) && order[2].same(&hero));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
+    pub fn back_to_front(&self) -> BackToFront<'_, T> {
+        if self.traversals.take_prune_due() {
+            // SAFETY: no traversal is alive (checked by `take_prune_due`), and
+            // this `&self` method holds no reference into the buckets.
+            unsafe { self.levels.prune_stale() }
+        }
+        BackToFront::new(self.levels.buckets(), self.len, &self.traversals, true)
+    }
+
+    /// Walks the objects front to back: the exact reverse of
+    /// [`back_to_front`](Self::back_to_front), and pruning the same way.
+    pub fn front_to_back(&self) -> FrontToBack<'_, T> {
+        FrontToBack::new(self.back_to_front())
+    }
+
+    fn check_member(&self, object: &ZObject<T>) -> Result<(), ZError> {
+        if self.contains(object) {
+            Ok(())
+        } else {
+            Err(ZError::NotInCollection)
+        }
+    }
+
+    /// A walk that neither counts toward pruning nor prunes.
+    fn quiet_back_to_front(&self) -> BackToFront<'_, T> {
+        BackToFront::new(self.levels.buckets(), self.len, &self.traversals, false)
+    }
+}
+
+impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
+    /// Files `object` at the front of its Z level (the legacy `add`). The
+    /// collection reads the object's Z now and keeps a clone of the handle.
+    ///
+    /// O(1) for an optimized level and for the default Z; any other Z walks
+    /// the bucket chain from the nearest optimized level.
+    ///
+    /// # Errors
+    ///
+    /// - [`ZError::AlreadyInCollection`] if the object is in a collection,
+    ///   this one or another.
+    /// - [`ZError::ZOutOfRange`] if a simple collection has no level for
+    ///   its Z.
+    ///
+    /// Nothing changes on error.
+    pub fn add(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError> {
+        if object.is_in_collection() {
+            return Err(ZError::AlreadyInCollection);
+        }
+        let target = self.levels.locate(object.z_order())?;
+        // SAFETY: `locate` returned a live bucket of this collection, which
+        // we hold by `&mut`, and the object is in no collection.
+        unsafe { bucket::file(target, Rc::clone(object)) };
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Re-reads the object's Z and re-files it at the front of that level
+    /// (the legacy `change`). This happens **even when Z did not change**:
+    /// the object then pops to the front of its level, as the legacy engine
+    /// did on purpose.
+    ///
+    /// # Errors
+    ///
+    /// - [`ZError::NotInCollection`] if the object is not in this
+    ///   collection.
+    /// - [`ZError::ZOutOfRange`] if a simple collection has no level for the
+    ///   new Z; the object keeps its old place.
+    ///
+    /// Nothing changes on error.
+    pub fn change(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError> {
+        self.check_member(object)?;
+        let target = self.levels.locate(object.z_order())?;
+        // SAFETY: the object is in this collection (checked above), which we
+        // hold by `&mut`, and `target` is a live bucket of it; after
+        // `unfile` the object is in no collection, as `file` requires.
+        unsafe {
+            let handle = bucket::unfile(object);
+            bucket::file(target, handle);
+        }
+        Ok(())
+    }
+
+    /// Visits every object back to front and lets `visit` keep, remove or
+    /// re-file it: the way to kill or move objects from a game's update loop.
+    ///
+    /// Each object present when the call starts is visited exactly once,
+    /// even if it is re-filed ahead of the walk. Removals and changes take
+    /// effect at once and in visiting order, so the result equals calling
+    /// [`remove`](Self::remove) and [`change`](Self::change) in that order.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use std::rc::Rc;
+    /// use zorder::{FixedPointZCollection, I16F16, Visit, ZObject};
+    ///
+    /// let mut scene = FixedPointZCollection::new(10)?;
+    /// let objects: Vec<_> = (0..4)
+    ///     .map(|i| Rc::new(ZObject::new(Cell::new(I16F16::from_num(i)))))
+    ///     .collect();
+    /// for object in &objects {
+    ///     scene.add(object)?;
+    /// }
+    /// let done = scene.update(|object| match object.get().to_num::<i32>() {
+    ///     0 => Visit::Remove,
+    ///     1 => {
+    ///         object.set(I16F16::from_num(9));
+    ///         Visit::Change
+    ///     }
+    ///     _ => Visit::Keep,
+    /// });
+    /// assert_eq!((done.removed, done.changed), (1, 1));
+    /// let zs: Vec<i32> = scene.back_to_front().map(|o| o.get().to_num()).collect();
+    /// assert_eq!(zs, [2, 3, 9]);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
+    pub fn update(&mut self, mut visit: impl FnMut(&ZObject<T>) -> Visit) -> Updated {
+        let mut visiting = core::mem::take(&mut self.scratch);
+        visiting.extend(self.levels.buckets().flat_map(bucket_handles));
+        let mut updated = Updated::default();
+        for object in visiting.drain(..) {
+            match visit(&object) {
+                Visit::Keep => {}
+                Visit::Remove => {
+                    if self.remove(&object).is_ok() {
+                        updated.removed += 1;
+                    }
+                }
+                Visit::Change => match self.change(&object) {
+                    Ok(()) => updated.changed += 1,
+                    Err(_) => updated.refused += 1,
+                },
+            }
+        }
+        self.scratch = visiting;
+        updated
+    }
+
+    /// Keeps only the objects for which `keep` returns `true`, visiting back
+    /// to front; a shorthand for [`update`](Self::update).
+    pub fn retain(&mut self, mut keep: impl FnMut(&ZObject<T>) -> bool) -> usize {
+        let updated = self.update(|object| {
+            if keep(object) {
+                Visit::Keep
+            } else {
+                Visit::Remove
+            }
+        });
+        updated.removed
+    }
+}
+
+/// Clones of a bucket's handles, back to front.
+fn bucket_handles<T>(bucket: &Bucket<T>) -> impl Iterator<Item = Rc<ZObject<T>>> + '_ {
+    let mut cursor = bucket.objects().front();
+    core::iter::from_fn(move || {
+        let handle = cursor.clone_pointer()?;
+        cursor.move_next();
+        Some(handle)
+    })
+}
+
+impl<'a, T, L: Levels<T>> IntoIterator for &'a Collection<T, L> {
+    type Item = &'a ZObject<T>;
+    type IntoIter = BackToFront<'a, T>;
+
+    /// Back to front, like [`Collection::back_to_front`].
+    fn into_iter(self) -> BackToFront<'a, T> {
+        self.back_to_front()
+    }
+}
+
+impl<T: fmt::Debug, L: Levels<T>> fmt::Debug for Collection<T, L> {
+    /// The variant, its levels, and the objects back to front. Printing
+    /// neither counts as a traversal nor prunes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Objects<'c, T, L: Levels<T>>(&'c Collection<T, L>);
+        impl<T: fmt::Debug, L: Levels<T>> fmt::Debug for Objects<'_, T, L> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_list()
+                    .entries(self.0.quiet_back_to_front().map(ZObject::value))
+                    .finish()
+            }
+        }
+        f.debug_struct(L::NAME)
+            .field("max_level", &self.max_level())
+            .field("len", &self.len)
+            .field("nonoptimized_buckets", &self.nonoptimized_buckets())
+            .field("back_to_front", &Objects(self))
+            .finish()
+    }
+}
