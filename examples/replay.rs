@@ -11,13 +11,17 @@
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;
 
-use zorder::replay::{CollectionKind, Replay, ReplayConfig};
+use zorder::replay::{Replay, ReplayConfig};
 
 const USAGE: &str =
     "usage: replay [--levels N] [--prune-after K] [--collection fixed|simple] < trace";
 
 fn main() -> ExitCode {
-    let config = match parse_args(std::env::args().skip(1)) {
+    if std::env::args().any(|arg| arg == "-h" || arg == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let config = match ReplayConfig::from_args(std::env::args().skip(1)) {
         Ok(config) => config,
         Err(message) => {
             eprintln!("replay: {message}\n{USAGE}");
@@ -78,39 +82,4 @@ fn run(replay: &mut Replay, input: impl BufRead, output: impl Write) -> io::Resu
     output.write_all(printed.as_bytes())?;
     output.flush()?;
     Ok(Outcome::Done)
-}
-
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<ReplayConfig, String> {
-    let mut config = ReplayConfig::default();
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--levels" => {
-                let v = value()?;
-                config.max_level = v
-                    .parse()
-                    .map_err(|_| format!("--levels: `{v}` is not a number from 0 to 32767"))?;
-            }
-            "--prune-after" => {
-                let v = value()?;
-                config.prune_after = v
-                    .parse()
-                    .map_err(|_| format!("--prune-after: `{v}` is not a positive number"))?;
-            }
-            "--collection" => {
-                config.collection = match value()?.as_str() {
-                    "fixed" => CollectionKind::FixedPoint,
-                    "simple" => CollectionKind::Simple,
-                    other => {
-                        return Err(format!(
-                            "--collection: `{other}` is neither `fixed` nor `simple`"
-                        ));
-                    }
-                }
-            }
-            "-h" | "--help" => return Err("help".to_string()),
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(config)
 }

@@ -35,6 +35,7 @@
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
+use alloc::string::String;
 use core::cell::Cell;
 use core::fmt::{self, Write};
 use core::str::FromStr;
@@ -231,6 +232,68 @@ pub struct ReplayConfig {
     pub prune_after: u32,
     /// The collection to drive (default fixed-point).
     pub collection: CollectionKind,
+}
+
+impl ReplayConfig {
+    /// Reads the replay tool's flags: `--levels N`, `--prune-after K` and
+    /// `--collection fixed|simple`, each optional, defaults otherwise.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the flag or value that is wrong.
+    ///
+    /// ```
+    /// use zorder::replay::{CollectionKind, ReplayConfig};
+    ///
+    /// let config = ReplayConfig::from_args(["--collection", "simple", "--levels", "3"])?;
+    /// assert_eq!((config.collection, config.max_level), (CollectionKind::Simple, 3));
+    /// assert!(ReplayConfig::from_args(["--levels"]).is_err());
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn from_args<S: AsRef<str>>(args: impl IntoIterator<Item = S>) -> Result<Self, String> {
+        let mut config = ReplayConfig::default();
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            let flag = flag.as_ref();
+            let value = args.next();
+            let value = value
+                .as_ref()
+                .map(AsRef::as_ref)
+                .ok_or_else(|| alloc::format!("{flag} needs a value"))?;
+            match flag {
+                "--levels" => {
+                    config.max_level = value
+                        .parse()
+                        .ok()
+                        .filter(|&level| level <= crate::MAX_LEVEL_LIMIT)
+                        .ok_or_else(|| {
+                            alloc::format!("--levels: `{value}` is not a number from 0 to 32767")
+                        })?;
+                }
+                "--prune-after" => {
+                    config.prune_after =
+                        value.parse().ok().filter(|&k| k > 0).ok_or_else(|| {
+                            alloc::format!(
+                                "--prune-after: `{value}` is not a number from 1 to 4294967295"
+                            )
+                        })?;
+                }
+                "--collection" => {
+                    config.collection = match value {
+                        "fixed" => CollectionKind::FixedPoint,
+                        "simple" => CollectionKind::Simple,
+                        other => {
+                            return Err(alloc::format!(
+                                "--collection: `{other}` is neither `fixed` nor `simple`"
+                            ));
+                        }
+                    }
+                }
+                other => return Err(alloc::format!("unknown argument `{other}`")),
+            }
+        }
+        Ok(config)
+    }
 }
 
 impl Default for ReplayConfig {
