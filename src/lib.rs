@@ -93,3 +93,8 @@ pub use object::ZObject;
 pub use simple::{SimpleLevels, SimpleZCollection};
 pub use z::{DEFAULT_Z, I16F16, MAX_LEVEL_LIMIT, ZSortable};
 pub use zcollection::ZCollection;
+
+/// The README's example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
