@@ -195,7 +195,9 @@ impl<T, L: Levels<T>> Collection<T, L> {
     /// A traversal also prunes: a non-optimized bucket that traversals have
     /// found empty [`prune_after`](crate::FixedPointZCollection::prune_after)
     /// times in a row is freed when the next traversal starts, as long as no
-    /// other traversal is alive then.
+    /// other traversal is alive then. (A traversal leaked with
+    /// `mem::forget` stays alive forever and so stops pruning: memory grows,
+    /// nothing else goes wrong.)
     ///
     /// ```
     /// use std::cell::Cell;
