@@ -244,25 +244,11 @@ impl Harness {
         match op {
             Op::Add { obj, z, .. } => {
                 let id = obj % objects;
-                let before = self.objects[id].replace(z);
-                let real = self.collections[c].add(&self.objects[id]);
-                let model = self.model.add(c, id, z);
-                assert_eq!(real, model, "{op:?}");
-                if real.is_err() {
-                    self.objects[id].set(before);
-                }
-                mutated = real.is_ok();
+                mutated = self.z_action(op, c, id, z, |real, o| real.add(o), Model::add);
             }
             Op::Change { obj, z, .. } => {
                 let id = obj % objects;
-                let before = self.objects[id].replace(z);
-                let real = self.collections[c].change(&self.objects[id]);
-                let model = self.model.change(c, id, z);
-                assert_eq!(real, model, "{op:?}");
-                if real.is_err() {
-                    self.objects[id].set(before);
-                }
-                mutated = real.is_ok();
+                mutated = self.z_action(op, c, id, z, |real, o| real.change(o), Model::change);
             }
             Op::Remove { obj, .. } => {
                 let id = obj % objects;
@@ -367,6 +353,27 @@ impl Harness {
             self.quiet_traversals[c] += 1;
         }
         self.check(c);
+    }
+
+    /// Sets object `id`'s Z and runs a Z-action on collection `c` and on the
+    /// model; they must agree. A refused action puts the Z back. Returns
+    /// whether the action succeeded.
+    fn z_action(
+        &mut self,
+        op: Op,
+        c: usize,
+        id: usize,
+        z: I16F16,
+        real: impl FnOnce(&mut dyn ZCollection<Cell<I16F16>>, &Obj) -> Result<(), ZError>,
+        model: impl FnOnce(&mut Model, usize, usize, I16F16) -> Result<(), ZError>,
+    ) -> bool {
+        let before = self.objects[id].replace(z);
+        let outcome = real(self.collections[c].as_mut(), &self.objects[id]);
+        assert_eq!(outcome, model(&mut self.model, c, id, z), "{op:?}");
+        if outcome.is_err() {
+            self.objects[id].set(before);
+        }
+        outcome.is_ok()
     }
 
     /// Everything observable of collection `c` agrees with the model.
