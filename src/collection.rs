@@ -9,7 +9,7 @@ use core::ptr::NonNull;
 
 use crate::bucket::{self, Bucket, Owner};
 use crate::iter::{BackToFront, BucketIter, FrontToBack, Traversals};
-use crate::{I16F16, ZError, ZObject, ZSortable};
+use crate::{I16F16, ZCollection, ZError, ZObject, ZSortable};
 
 pub(crate) mod sealed {
     use super::*;
@@ -352,16 +352,10 @@ impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
     }
 
     /// Keeps only the objects for which `keep` returns `true`, visiting back
-    /// to front; a shorthand for [`update`](Self::update).
+    /// to front, and returns how many it removed; a shorthand for
+    /// [`update`](Self::update).
     pub fn retain(&mut self, mut keep: impl FnMut(&ZObject<T>) -> bool) -> usize {
-        let updated = self.update(|object| {
-            if keep(object) {
-                Visit::Keep
-            } else {
-                Visit::Remove
-            }
-        });
-        updated.removed
+        ZCollection::retain(self, &mut keep)
     }
 }
 

@@ -59,6 +59,17 @@ pub trait ZCollection<T: ZSortable> {
     fn front_to_back(&self) -> FrontToBack<'_, T>;
     /// See [`Collection::update`].
     fn update(&mut self, visit: &mut dyn FnMut(&ZObject<T>) -> Visit) -> Updated;
+    /// See [`Collection::retain`].
+    fn retain(&mut self, keep: &mut dyn FnMut(&ZObject<T>) -> bool) -> usize {
+        let updated = self.update(&mut |object| {
+            if keep(object) {
+                Visit::Keep
+            } else {
+                Visit::Remove
+            }
+        });
+        updated.removed
+    }
     /// See [`Collection::max_level`].
     fn max_level(&self) -> u16;
     /// See [`Collection::nonoptimized_buckets`].
