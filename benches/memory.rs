@@ -1,0 +1,158 @@
+//! Bytes per object, allocation included, for zorder and each peer: a
+//! counting global allocator around the system one, and a table on
+//! standard output (not criterion).
+//!
+//! `cargo bench --bench memory`
+//!
+//! For each backend and size it builds the scene (objects on the 16 jelly
+//! layers) and reports, per object:
+//! - `live`: bytes held after building and one back-to-front traversal;
+//! - `peak`: the most held at once while building, then changing every
+//!   object's Z once (churn), then traversing again (the sorting backends'
+//!   scratch space shows here);
+//! - `churned`: bytes held at the end of that;
+//! - `blocks`: live heap blocks per object after building.
+//!
+//! Bytes are the sizes requested from the allocator; each block also costs
+//! the allocator's own header and rounding (glibc: 8 bytes, rounded up to
+//! 16), which weighs on zorder's one block per object and hardly at all on
+//! the peers' few big vectors. The legacy array runs up to 10^5 objects.
+//!
+//! The game's own list of handles is allocated before counting starts and
+//! is not counted; the objects' payload (an id and an x, 8 bytes) is, for
+//! every backend.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::sync::atomic::Ordering;
+
+use counting::{BLOCKS, HELD, PEAK};
+
+use support::scenario::SEED;
+use support::{Backend, Canvas, Rng, Scenario, Sprite};
+
+// A counting allocator has to implement the unsafe `GlobalAlloc`; it only
+// forwards to `System`, so this is the one place here that needs `unsafe`.
+#[allow(unsafe_code)]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The system allocator, counting the bytes held and the peak.
+    pub struct Counting;
+
+    pub static HELD: AtomicUsize = AtomicUsize::new(0);
+    pub static BLOCKS: AtomicUsize = AtomicUsize::new(0);
+    pub static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+    impl Counting {
+        fn grew(by: usize) {
+            BLOCKS.fetch_add(1, Ordering::Relaxed);
+            let held = HELD.fetch_add(by, Ordering::Relaxed) + by;
+            PEAK.fetch_max(held, Ordering::Relaxed);
+        }
+        fn shrank(by: usize) {
+            BLOCKS.fetch_sub(1, Ordering::Relaxed);
+            HELD.fetch_sub(by, Ordering::Relaxed);
+        }
+    }
+
+    // SAFETY: every call forwards to `System` with the caller's arguments, so
+    // `System`'s guarantees hold; the counters only observe.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
+            let block = unsafe { System.alloc(layout) };
+            if !block.is_null() {
+                Counting::grew(layout.size());
+            }
+            block
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: as in `alloc`.
+            let block = unsafe { System.alloc_zeroed(layout) };
+            if !block.is_null() {
+                Counting::grew(layout.size());
+            }
+            block
+        }
+
+        unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+            // SAFETY: forwarded unchanged; `block` came from this allocator.
+            unsafe { System.dealloc(block, layout) };
+            Counting::shrank(layout.size());
+        }
+
+        unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: forwarded unchanged; `block` came from this allocator.
+            let moved = unsafe { System.realloc(block, layout, new_size) };
+            if !moved.is_null() {
+                Counting::grew(new_size);
+                Counting::shrank(layout.size());
+            }
+            moved
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+fn held() -> usize {
+    HELD.load(Ordering::Relaxed)
+}
+
+fn measure<B: Backend>(objects: usize) {
+    // The legacy array's churn (one change per object) is quadratic.
+    if B::LINEAR_OPS && objects > 100_000 {
+        return;
+    }
+    let layers = Scenario::jelly(1).layers;
+    let mut rng = Rng::new(SEED);
+    let mut handles: Vec<B::Handle> = Vec::with_capacity(objects);
+    let mut canvas = Canvas::default();
+
+    let blocks_before = BLOCKS.load(Ordering::Relaxed);
+    let before = held();
+    PEAK.store(before, Ordering::Relaxed);
+    let mut scene = B::with_levels(31);
+    for i in 0..objects {
+        let z = layers[i * layers.len() / objects];
+        handles.push(scene.create(Sprite::new(i as u32), z));
+    }
+    scene.back_to_front(|sprite| canvas.draw(sprite));
+    let live = held() - before;
+    let blocks = BLOCKS.load(Ordering::Relaxed) - blocks_before;
+    for handle in &handles {
+        scene.change(handle, *rng.pick(&layers));
+    }
+    scene.back_to_front(|sprite| canvas.draw(sprite));
+    let churned = held() - before;
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    std::hint::black_box(canvas);
+
+    let per = |bytes: usize| bytes as f64 / objects as f64;
+    println!(
+        "{:<14} {:>9} {:>10.1} {:>10.1} {:>12.1} {:>14.3}",
+        B::NAME,
+        objects,
+        per(live),
+        per(peak),
+        per(churned),
+        per(blocks),
+    );
+    drop(handles);
+    drop(scene);
+}
+
+fn main() {
+    println!(
+        "{:<14} {:>9} {:>10} {:>10} {:>12} {:>14}",
+        "backend", "objects", "live B/obj", "peak B/obj", "churned B/obj", "blocks/obj"
+    );
+    for objects in [1_000, 100_000, 1_000_000] {
+        support::for_each_backend!(measure(objects));
+    }
+}
