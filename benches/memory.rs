@@ -11,7 +11,13 @@
 //!   object's Z once (churn), then traversing again (the sorting backends'
 //!   scratch space shows here);
 //! - `churned`: bytes held at the end of that;
-//! - `blocks`: live heap blocks per object after building.
+//! - `blocks`: live heap blocks per object after building;
+//! - `overhead`: `live` less the 12 bytes of the game's own data per object
+//!   (its Z and its sprite), which every backend stores somewhere: the cost
+//!   of keeping the order;
+//! - `glibc`: `live` as glibc's malloc actually spends it, each block
+//!   rounded to its chunk size (the request plus an 8-byte header, rounded
+//!   up to 16, at least 32).
 //!
 //! Bytes are the sizes requested from the allocator; each block also costs
 //! the allocator's own header and rounding (glibc: 8 bytes, rounded up to
@@ -27,7 +33,7 @@ mod support;
 
 use std::sync::atomic::Ordering;
 
-use counting::{BLOCKS, HELD, PEAK};
+use counting::{BLOCKS, CHUNKS, HELD, PEAK};
 
 use support::scenario::SEED;
 use support::{Backend, Canvas, Rng, Scenario, Sprite};
@@ -45,14 +51,22 @@ mod counting {
     pub static HELD: AtomicUsize = AtomicUsize::new(0);
     pub static BLOCKS: AtomicUsize = AtomicUsize::new(0);
     pub static PEAK: AtomicUsize = AtomicUsize::new(0);
+    /// Bytes held as glibc's malloc spends them (see the module docs).
+    pub static CHUNKS: AtomicUsize = AtomicUsize::new(0);
+
+    fn chunk(size: usize) -> usize {
+        ((size + 8 + 15) & !15).max(32)
+    }
 
     impl Counting {
         fn grew(by: usize) {
+            CHUNKS.fetch_add(chunk(by), Ordering::Relaxed);
             BLOCKS.fetch_add(1, Ordering::Relaxed);
             let held = HELD.fetch_add(by, Ordering::Relaxed) + by;
             PEAK.fetch_max(held, Ordering::Relaxed);
         }
         fn shrank(by: usize) {
+            CHUNKS.fetch_sub(chunk(by), Ordering::Relaxed);
             BLOCKS.fetch_sub(1, Ordering::Relaxed);
             HELD.fetch_sub(by, Ordering::Relaxed);
         }
@@ -100,6 +114,10 @@ mod counting {
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;
 
+/// The game's own data per object, which every backend stores: a Z (4
+/// bytes) and a sprite (an id and an x, 8 bytes).
+const GAME_DATA: f64 = 12.0;
+
 fn held() -> usize {
     HELD.load(Ordering::Relaxed)
 }
@@ -115,6 +133,7 @@ fn measure<B: Backend>(objects: usize) {
     let mut canvas = Canvas::default();
 
     let blocks_before = BLOCKS.load(Ordering::Relaxed);
+    let chunks_before = CHUNKS.load(Ordering::Relaxed);
     let before = held();
     PEAK.store(before, Ordering::Relaxed);
     let mut scene = B::with_levels(31);
@@ -125,6 +144,7 @@ fn measure<B: Backend>(objects: usize) {
     scene.back_to_front(|sprite| canvas.draw(sprite));
     let live = held() - before;
     let blocks = BLOCKS.load(Ordering::Relaxed) - blocks_before;
+    let chunks = CHUNKS.load(Ordering::Relaxed) - chunks_before;
     for handle in &handles {
         scene.change(handle, *rng.pick(&layers));
     }
@@ -135,13 +155,15 @@ fn measure<B: Backend>(objects: usize) {
 
     let per = |bytes: usize| bytes as f64 / objects as f64;
     println!(
-        "{:<14} {:>9} {:>10.1} {:>10.1} {:>12.1} {:>14.3}",
+        "{:<14} {:>9} {:>10.1} {:>10.1} {:>12.1} {:>11.3} {:>10.1} {:>10.1}",
         B::NAME,
         objects,
         per(live),
         per(peak),
         per(churned),
         per(blocks),
+        per(live) - GAME_DATA,
+        per(chunks),
     );
     drop(handles);
     drop(scene);
@@ -149,8 +171,15 @@ fn measure<B: Backend>(objects: usize) {
 
 fn main() {
     println!(
-        "{:<14} {:>9} {:>10} {:>10} {:>12} {:>14}",
-        "backend", "objects", "live B/obj", "peak B/obj", "churned B/obj", "blocks/obj"
+        "{:<14} {:>9} {:>10} {:>10} {:>12} {:>11} {:>10} {:>10}",
+        "backend",
+        "objects",
+        "live B/obj",
+        "peak B/obj",
+        "churned B/obj",
+        "blocks/obj",
+        "overhead",
+        "glibc B/obj"
     );
     for objects in [1_000, 100_000, 1_000_000] {
         support::for_each_backend!(measure(objects));

@@ -61,6 +61,52 @@ fn traverse<B: Backend>(c: &mut Criterion, objects: usize, churned: bool) {
     group.finish();
 }
 
+/// The baseline of the traversal target: a `Vec` of the very handles a
+/// `zorder` world holds, in back-to-front order, iterated and drawn the same
+/// way. It pays the same pointer chase to each object's sprite, and nothing
+/// for keeping the order.
+fn handle_vec<B: Backend<Handle = support::ZorderObject>>(
+    c: &mut Criterion,
+    objects: usize,
+    churned: bool,
+) {
+    let mut world = world::<B>(objects, churned);
+    let mut ids = Vec::with_capacity(objects);
+    world.backend.back_to_front(|sprite| ids.push(sprite.id));
+    let mut by_id: std::collections::HashMap<u32, &support::ZorderObject> = world
+        .handles()
+        .iter()
+        .map(|handle| (handle.sprite().id, handle))
+        .collect();
+    let ordered: Vec<support::ZorderObject> = ids
+        .iter()
+        .map(|id| std::rc::Rc::clone(by_id.remove(id).expect("a live handle")))
+        .collect();
+    drop(by_id);
+    let state = if churned { "churned" } else { "fresh" };
+    let mut group = c.benchmark_group(format!("traversal/{objects}/{state}"));
+    group.throughput(Throughput::Elements(objects as u64));
+    group.bench_function(BenchmarkId::new("back_to_front", "vec-of-handles"), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            for object in &ordered {
+                canvas.draw(object.sprite());
+            }
+            black_box(canvas)
+        });
+    });
+    group.bench_function(BenchmarkId::new("front_to_back", "vec-of-handles"), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            for object in ordered.iter().rev() {
+                canvas.draw(object.sprite());
+            }
+            black_box(canvas)
+        });
+    });
+    group.finish();
+}
+
 /// 10 objects on random natural levels up to `max_level`, in a scene with
 /// that many optimized levels.
 fn sparse_levels<B: Backend>(c: &mut Criterion, max_level: u16) {
@@ -89,6 +135,7 @@ fn all_backends(c: &mut Criterion) {
     for objects in [1_000, 100_000] {
         for churned in [false, true] {
             support::for_each_backend!(traverse(c, objects, churned));
+            handle_vec::<support::ZorderFixedPoint>(c, objects, churned);
         }
     }
     for max_level in [15, 4095] {

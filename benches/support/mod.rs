@@ -3,7 +3,7 @@
 //! deterministic RNG, and the frame scenarios.
 //!
 //! Each binary that includes this module uses part of it only.
-#![allow(dead_code, unused_imports)]
+#![allow(dead_code, unused_imports, unused_macros)]
 
 mod legacy_array;
 mod per_frame_sort;
@@ -19,7 +19,7 @@ pub use rng::Rng;
 pub use scenario::{FrameStats, Scenario, World};
 pub use sorted_map::SortedMap;
 pub use zorder::{DEFAULT_Z, I16F16};
-pub use zorder_scene::{ZorderFixedPoint, ZorderSimple};
+pub use zorder_scene::{Object as ZorderObject, ZorderFixedPoint, ZorderSimple};
 
 /// The payload every backend's objects carry; the "draw" step reads it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -180,6 +180,11 @@ impl<B: Backend> World<B> {
         world
     }
 
+    /// The game's handles to its live objects, in no particular order.
+    pub fn handles(&self) -> &[B::Handle] {
+        &self.live
+    }
+
     fn next_sprite(&mut self) -> Sprite {
         let sprite = Sprite::new(self.next_id);
         self.next_id += 1;

@@ -15,6 +15,13 @@ pub struct Node {
     sprite: Sprite,
 }
 
+impl Node {
+    /// The sprite a renderer draws.
+    pub fn sprite(&self) -> &Sprite {
+        &self.sprite
+    }
+}
+
 impl ZSortable for Node {
     fn z_order(&self) -> I16F16 {
         self.z.get()
