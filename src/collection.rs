@@ -7,8 +7,12 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ptr::NonNull;
 
+use intrusive_collections::LinkedList;
+
+use crate::block::BlockAdapter;
 use crate::bucket::{self, Bucket, Owner};
-use crate::iter::{BackToFront, BucketIter, FrontToBack, Traversals};
+use crate::iter::{BackToFront, FrontToBack, Traversals};
+use crate::sections::{Layout, Occupancy, Sections};
 use crate::{I16F16, ZCollection, ZError, ZObject, ZSortable};
 
 pub(crate) mod sealed {
@@ -28,31 +32,42 @@ pub(crate) mod sealed {
         /// The highest optimized level.
         fn max_level(&self) -> u16;
 
-        /// How many traversals in a row must find a non-optimized bucket
-        /// empty before it is freed (`u32::MAX` where nothing is pruned).
-        fn prune_after(&self) -> u32;
+        /// The number of sections (see `sections`) the buckets fall in.
+        fn sections(&self) -> usize;
 
         /// The bucket for `z`, opened if needed, or why `z` is refused.
         fn locate(&mut self, z: I16F16) -> Result<NonNull<Bucket<T>>, ZError>;
 
-        /// Every bucket, back to front.
-        fn buckets(&self) -> BucketIter<'_, T>;
+        /// How the buckets are laid out, for traversals.
+        fn layout(&self) -> Layout<'_, T>;
 
         /// The number of allocated non-optimized buckets (neither a level nor
         /// the default bucket).
         fn nonoptimized_buckets(&self) -> usize;
 
-        /// Frees the non-optimized buckets that traversals found empty at
-        /// least `prune_after` times in a row (none, by default).
+        /// `bucket` has just lost its last object.
+        fn emptied(&mut self, bucket: NonNull<Bucket<T>>, traversals: &Traversals) {
+            let _ = (bucket, traversals);
+        }
+
+        /// `bucket` has just received an object while empty.
+        fn filled(&mut self, bucket: NonNull<Bucket<T>>) {
+            let _ = bucket;
+        }
+
+        /// Frees the non-optimized buckets that traversals have found empty
+        /// often enough (none, by default).
         ///
         /// # Safety
         ///
         /// No reference into the bucket storage may be alive: no traversal,
         /// no borrow held by a caller up the stack.
-        unsafe fn prune_stale(&self) {}
+        unsafe fn prune_stale(&self, traversals: &Traversals) {
+            let _ = traversals;
+        }
 
         /// Frees every non-optimized bucket; all of them are empty.
-        fn free_empty_nonoptimized(&mut self);
+        fn free_nonoptimized(&mut self) {}
     }
 }
 
@@ -105,6 +120,8 @@ pub struct Updated {
 /// it back on `remove`, `clear` and drop.
 pub struct Collection<T, L: Levels<T>> {
     levels: L,
+    /// Which sections of buckets hold objects, so traversals skip the rest.
+    occupancy: Occupancy,
     len: usize,
     traversals: Traversals,
     /// Reused by `update` so a per-frame update loop does not allocate.
@@ -113,11 +130,11 @@ pub struct Collection<T, L: Levels<T>> {
 
 impl<T, L: Levels<T>> Collection<T, L> {
     pub(crate) fn with_levels(levels: L) -> Self {
-        let traversals = Traversals::new(levels.prune_after());
         Collection {
+            occupancy: Occupancy::new(levels.sections()),
             levels,
             len: 0,
-            traversals,
+            traversals: Traversals::default(),
             scratch: Vec::new(),
         }
     }
@@ -163,30 +180,31 @@ impl<T, L: Levels<T>> Collection<T, L> {
     /// nothing changes then.
     pub fn remove(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError> {
         self.check_member(object)?;
-        // SAFETY: the object is in this collection (checked above), which we
-        // hold by `&mut`.
-        let handle = unsafe { bucket::unfile(object) };
-        self.len -= 1;
-        drop(handle);
+        drop(self.unfile(object));
         Ok(())
     }
 
     /// Removes every object, giving back the collection's handles, and frees
     /// every non-optimized bucket.
     pub fn clear(&mut self) {
-        let len = &mut self.len;
-        for bucket in self.levels.buckets() {
-            // SAFETY: we hold the collection by `&mut`; `drain` hands each
-            // object over only after unfiling it, so the collection stays
-            // consistent even if dropping an object panics.
-            unsafe {
-                bucket.drain(|handle| {
-                    *len -= 1;
-                    drop(handle);
-                });
-            }
+        // Every object forgets its place before any is released, so an
+        // object's `Drop` that panics cannot leave another pointing at a
+        // freed block.
+        for bucket in self.levels.layout().all_buckets() {
+            bucket.forget_places();
         }
-        self.levels.free_empty_nonoptimized();
+        let mut released = LinkedList::new(BlockAdapter::NEW);
+        for bucket in self.levels.layout().all_buckets() {
+            // SAFETY: we hold the collection by `&mut`, and the places of
+            // the objects were just cleared.
+            let blocks = unsafe { bucket.take_blocks() };
+            released.back_mut().splice_after(blocks);
+        }
+        self.occupancy.clear();
+        self.levels.free_nonoptimized();
+        self.len = 0;
+        // The collection is empty and consistent; now the handles go back.
+        drop(released);
     }
 
     /// Walks the objects back to front: ascending Z, and at equal Z in the
@@ -215,18 +233,25 @@ impl<T, L: Levels<T>> Collection<T, L> {
     /// # Ok::<(), zorder::ZError>(())
     /// ```
     pub fn back_to_front(&self) -> BackToFront<'_, T> {
-        if self.traversals.take_prune_due() {
-            // SAFETY: no traversal is alive (checked by `take_prune_due`), and
-            // this `&self` method holds no reference into the buckets.
-            unsafe { self.levels.prune_stale() }
+        if self.traversals.none_alive() {
+            // SAFETY: no traversal is alive, and this `&self` method holds no
+            // reference into the buckets.
+            unsafe { self.levels.prune_stale(&self.traversals) }
         }
-        BackToFront::new(self.levels.buckets(), self.len, &self.traversals, true)
+        BackToFront::new(self.sections(), self.len, &self.traversals, true)
     }
 
     /// Walks the objects front to back: the exact reverse of
     /// [`back_to_front`](Self::back_to_front), and pruning the same way.
     pub fn front_to_back(&self) -> FrontToBack<'_, T> {
         FrontToBack::new(self.back_to_front())
+    }
+
+    fn sections(&self) -> Sections<'_, T> {
+        Sections {
+            layout: self.levels.layout(),
+            occupancy: &self.occupancy,
+        }
     }
 
     fn check_member(&self, object: &ZObject<T>) -> Result<(), ZError> {
@@ -239,7 +264,42 @@ impl<T, L: Levels<T>> Collection<T, L> {
 
     /// A walk that neither counts toward pruning nor prunes.
     fn quiet_back_to_front(&self) -> BackToFront<'_, T> {
-        BackToFront::new(self.levels.buckets(), self.len, &self.traversals, false)
+        BackToFront::new(self.sections(), self.len, &self.traversals, false)
+    }
+
+    /// Files `object` at the tail of `bucket`, keeping the occupancy and the
+    /// pruning list up to date.
+    ///
+    /// # Safety
+    ///
+    /// `bucket` is a bucket of this collection from `locate`, and `object`
+    /// is in no collection.
+    unsafe fn file(&mut self, bucket: NonNull<Bucket<T>>, object: Rc<ZObject<T>>) {
+        // SAFETY: by this function's contract; we hold the collection by
+        // `&mut`.
+        if unsafe { bucket::file(bucket, object) } {
+            // SAFETY: a bucket of this collection, alive.
+            self.occupancy.filled(unsafe { bucket.as_ref() }.section());
+            self.levels.filled(bucket);
+        }
+        self.len += 1;
+    }
+
+    /// Takes `object`, a member, out of its bucket and returns the handle
+    /// the collection held.
+    fn unfile(&mut self, object: &ZObject<T>) -> Rc<ZObject<T>> {
+        debug_assert!(self.contains(object));
+        // SAFETY: the object is in this collection (every caller checks
+        // first), which we hold by `&mut`.
+        let (handle, emptied) = unsafe { bucket::unfile(object) };
+        if let Some(bucket) = emptied {
+            // SAFETY: a bucket of this collection; it holds no object but is
+            // not freed by `unfile`.
+            self.occupancy.emptied(unsafe { bucket.as_ref() }.section());
+            self.levels.emptied(bucket, &self.traversals);
+        }
+        self.len -= 1;
+        handle
     }
 }
 
@@ -263,10 +323,9 @@ impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
             return Err(ZError::AlreadyInCollection);
         }
         let target = self.levels.locate(object.z_order())?;
-        // SAFETY: `locate` returned a live bucket of this collection, which
-        // we hold by `&mut`, and the object is in no collection.
-        unsafe { bucket::file(target, Rc::clone(object)) };
-        self.len += 1;
+        // SAFETY: `locate` returned a bucket of this collection, and the
+        // object is in no collection.
+        unsafe { self.file(target, Rc::clone(object)) };
         Ok(())
     }
 
@@ -286,13 +345,11 @@ impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
     pub fn change(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError> {
         self.check_member(object)?;
         let target = self.levels.locate(object.z_order())?;
-        // SAFETY: the object is in this collection (checked above), which we
-        // hold by `&mut`, and `target` is a live bucket of it; after
-        // `unfile` the object is in no collection, as `file` requires.
-        unsafe {
-            let handle = bucket::unfile(object);
-            bucket::file(target, handle);
-        }
+        let handle = self.unfile(object);
+        // SAFETY: `locate` returned a bucket of this collection (which
+        // `unfile` leaves alive: only traversals free buckets), and after
+        // `unfile` the object is in no collection.
+        unsafe { self.file(target, handle) };
         Ok(())
     }
 
@@ -331,7 +388,17 @@ impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
     /// ```
     pub fn update(&mut self, mut visit: impl FnMut(&ZObject<T>) -> Visit) -> Updated {
         let mut visiting = core::mem::take(&mut self.scratch);
-        visiting.extend(self.levels.buckets().flat_map(bucket_handles));
+        let mut walk = self.quiet_back_to_front();
+        while let Some(object) = walk.next_pointer() {
+            // SAFETY: the pointer a slot holds comes from `Rc::into_raw`, and
+            // the slot's strong count keeps the object alive; this makes
+            // one more count for the clone.
+            visiting.push(unsafe {
+                Rc::increment_strong_count(object.as_ptr());
+                Rc::from_raw(object.as_ptr())
+            });
+        }
+        drop(walk);
         let mut updated = Updated::default();
         for object in visiting.drain(..) {
             match visit(&object) {
@@ -359,16 +426,6 @@ impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
     }
 }
 
-/// Clones of a bucket's handles, back to front.
-fn bucket_handles<T>(bucket: &Bucket<T>) -> impl Iterator<Item = Rc<ZObject<T>>> + '_ {
-    let mut cursor = bucket.objects().front();
-    core::iter::from_fn(move || {
-        let handle = cursor.clone_pointer()?;
-        cursor.move_next();
-        Some(handle)
-    })
-}
-
 impl<'a, T, L: Levels<T>> IntoIterator for &'a Collection<T, L> {
     type Item = &'a ZObject<T>;
     type IntoIter = BackToFront<'a, T>;
@@ -376,6 +433,13 @@ impl<'a, T, L: Levels<T>> IntoIterator for &'a Collection<T, L> {
     /// Back to front, like [`Collection::back_to_front`].
     fn into_iter(self) -> BackToFront<'a, T> {
         self.back_to_front()
+    }
+}
+
+impl<T, L: Levels<T>> Drop for Collection<T, L> {
+    /// Gives back every handle, as [`clear`](Collection::clear) does.
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 

@@ -1,116 +1,184 @@
 //! Traversal: back-to-front and front-to-back iterators shared by both
 //! collections, and the bookkeeping that lets traversals prune buckets.
+//!
+//! A traversal keeps two independent positions, one walking from the back
+//! and one from the front, each a bucket, a block of it and a slot. It stops
+//! when it has yielded as many objects as the collection holds, so the two
+//! ends never yield the same object twice, whichever way they are mixed.
 
 use core::cell::Cell;
 use core::fmt;
 use core::iter::FusedIterator;
-use core::slice;
+use core::ptr::NonNull;
 
 use intrusive_collections::linked_list;
 
 use crate::ZObject;
-use crate::bucket::{Bucket, ChainAdapter, ObjectIter};
-
-/// The buckets of a collection, back to front, whichever way it stores them.
-pub(crate) enum BucketIter<'a, T> {
-    /// A fixed-point collection's chain.
-    Chain(linked_list::Iter<'a, ChainAdapter<T>>),
-    /// A simple collection's array.
-    Array(slice::Iter<'a, Bucket<T>>),
-}
-
-impl<T> Clone for BucketIter<'_, T> {
-    fn clone(&self) -> Self {
-        match self {
-            BucketIter::Chain(chain) => BucketIter::Chain(chain.clone()),
-            BucketIter::Array(array) => BucketIter::Array(array.clone()),
-        }
-    }
-}
-
-impl<'a, T> Iterator for BucketIter<'a, T> {
-    type Item = &'a Bucket<T>;
-
-    #[inline]
-    fn next(&mut self) -> Option<&'a Bucket<T>> {
-        match self {
-            BucketIter::Chain(chain) => chain.next(),
-            BucketIter::Array(array) => array.next(),
-        }
-    }
-}
-
-impl<'a, T> DoubleEndedIterator for BucketIter<'a, T> {
-    #[inline]
-    fn next_back(&mut self) -> Option<&'a Bucket<T>> {
-        match self {
-            BucketIter::Chain(chain) => chain.next_back(),
-            BucketIter::Array(array) => array.next_back(),
-        }
-    }
-}
+use crate::block::{Block, BlockAdapter, Mask};
+use crate::bucket::Bucket;
+use crate::sections::Sections;
 
 /// Per-collection traversal state: how many traversals are alive (buckets
-/// may be freed only when none is), and whether one found a bucket ready to
-/// be pruned.
-#[derive(Debug)]
+/// may be freed only when none is) and how many counting traversals have
+/// started, the clock that pruning reads.
+#[derive(Debug, Default)]
 pub(crate) struct Traversals {
     live: Cell<usize>,
-    prune_due: Cell<bool>,
-    prune_after: u32,
+    started: Cell<u64>,
 }
 
 impl Traversals {
-    pub(crate) fn new(prune_after: u32) -> Self {
-        Traversals {
-            live: Cell::new(0),
-            prune_due: Cell::new(false),
-            prune_after,
-        }
+    /// Counting traversals started so far.
+    pub(crate) fn started(&self) -> u64 {
+        self.started.get()
     }
 
-    /// Whether a traversal found a stale bucket and no traversal is alive
-    /// now: then buckets may be freed. Clears the flag.
-    pub(crate) fn take_prune_due(&self) -> bool {
-        self.live.get() == 0 && self.prune_due.replace(false)
+    /// Whether no traversal is alive: only then may buckets be freed.
+    pub(crate) fn none_alive(&self) -> bool {
+        self.live.get() == 0
     }
 }
 
 /// A live traversal: counted in [`Traversals::live`] from creation to drop.
 struct Traversal<'a> {
     state: &'a Traversals,
-    /// Whether passing a bucket counts toward pruning it. Internal walks
-    /// (such as `Debug`) do not count.
-    counts: bool,
 }
 
 impl<'a> Traversal<'a> {
+    /// A traversal; one that `counts` advances the pruning clock.
     fn new(state: &'a Traversals, counts: bool) -> Self {
         state.live.set(state.live.get() + 1);
-        Traversal { state, counts }
-    }
-
-    #[inline]
-    fn enter<T>(&self, bucket: &'a Bucket<T>) -> ObjectIter<'a, T> {
-        if self.counts {
-            bucket.note_traversal();
-            if bucket.is_stale(self.state.prune_after) {
-                self.state.prune_due.set(true);
-            }
+        if counts {
+            state.started.set(state.started.get() + 1);
         }
-        bucket.objects().iter()
+        Traversal { state }
     }
 }
 
 impl Clone for Traversal<'_> {
+    /// A clone is alive too, but it is the same walk: it does not count.
     fn clone(&self) -> Self {
-        Traversal::new(self.state, self.counts)
+        Traversal::new(self.state, false)
     }
 }
 
 impl Drop for Traversal<'_> {
     fn drop(&mut self) {
         self.state.live.set(self.state.live.get() - 1);
+    }
+}
+
+/// One end of a traversal: a bucket, a block of it, and the slots of the
+/// block still to visit.
+struct Position<'a, T> {
+    /// `None` until the end has started.
+    bucket: Option<&'a Bucket<T>>,
+    /// The cursor on the block being read, `None` between buckets.
+    cursor: Option<linked_list::Cursor<'a, BlockAdapter<T>>>,
+    /// The block being read.
+    block: Option<&'a Block<T>>,
+    /// The occupied slots of the block not visited yet from this end.
+    unvisited: Mask,
+}
+
+impl<T> Clone for Position<'_, T> {
+    fn clone(&self) -> Self {
+        Position {
+            bucket: self.bucket,
+            cursor: self.cursor.clone(),
+            block: self.block,
+            unvisited: self.unvisited,
+        }
+    }
+}
+
+/// Which way a position walks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// From the back-most object (ascending Z, lowest slot first).
+    FromBack,
+    /// From the front-most object.
+    FromFront,
+}
+
+impl<'a, T> Position<'a, T> {
+    fn new() -> Self {
+        Position {
+            bucket: None,
+            cursor: None,
+            block: None,
+            unvisited: 0,
+        }
+    }
+
+    /// The next unvisited object of the block, walking `way`.
+    #[inline(always)]
+    fn take(&mut self, way: Way) -> Option<NonNull<ZObject<T>>> {
+        let slot = match way {
+            Way::FromBack => self.unvisited.trailing_zeros(),
+            Way::FromFront => Mask::BITS - 1 - self.unvisited.leading_zeros(),
+        } as usize;
+        self.unvisited &= !(1 << slot);
+        self.block?.slot(slot)
+    }
+
+    /// Moves on to the next block holding an object, walking `way`; false
+    /// once there is none.
+    #[cold]
+    #[inline(never)]
+    fn advance(&mut self, sections: &Sections<'a, T>, way: Way) -> bool {
+        loop {
+            if let Some(cursor) = self.cursor.as_mut() {
+                match way {
+                    Way::FromBack => cursor.move_next(),
+                    Way::FromFront => cursor.move_prev(),
+                }
+                if let Some(block) = cursor.get() {
+                    self.block = Some(block);
+                    self.unvisited = block.occupied();
+                    prefetch_following(cursor, way);
+                    if self.unvisited != 0 {
+                        return true;
+                    }
+                    continue;
+                }
+            }
+            let bucket = match (self.bucket, way) {
+                (Some(bucket), Way::FromBack) => sections.next(bucket),
+                (Some(bucket), Way::FromFront) => sections.prev(bucket),
+                (None, Way::FromBack) => sections.first(),
+                (None, Way::FromFront) => sections.last(),
+            };
+            let Some(bucket) = bucket else {
+                return false;
+            };
+            self.bucket = Some(bucket);
+            let cursor = match way {
+                Way::FromBack => bucket.blocks().front(),
+                Way::FromFront => bucket.blocks().back(),
+            };
+            self.block = cursor.get();
+            self.unvisited = self.block.map_or(0, Block::occupied);
+            prefetch_following(&cursor, way);
+            self.cursor = self.block.is_some().then_some(cursor);
+            if self.unvisited != 0 {
+                return true;
+            }
+        }
+    }
+}
+
+/// Asks the CPU to start loading the block after the cursor's, walking
+/// `way`, while the objects of this one are visited: blocks sit anywhere in
+/// memory, and waiting for each in turn would cost more than the objects.
+#[inline(always)]
+fn prefetch_following<T>(cursor: &linked_list::Cursor<'_, BlockAdapter<T>>, way: Way) {
+    let following = match way {
+        Way::FromBack => cursor.peek_next(),
+        Way::FromFront => cursor.peek_prev(),
+    };
+    if let Some(block) = following.get() {
+        block.prefetch();
     }
 }
 
@@ -123,27 +191,67 @@ impl Drop for Traversal<'_> {
 /// length, and is fused. Any number of traversals of one collection may be
 /// alive at once.
 pub struct BackToFront<'a, T> {
-    buckets: BucketIter<'a, T>,
-    front: Option<ObjectIter<'a, T>>,
-    back: Option<ObjectIter<'a, T>>,
+    sections: Sections<'a, T>,
+    back: Position<'a, T>,
+    front: Position<'a, T>,
     remaining: usize,
     traversal: Traversal<'a>,
 }
 
 impl<'a, T> BackToFront<'a, T> {
+    /// A walk over the `len` objects of `sections`; one that `counts`
+    /// advances the pruning clock.
     pub(crate) fn new(
-        buckets: BucketIter<'a, T>,
+        sections: Sections<'a, T>,
         len: usize,
         state: &'a Traversals,
         counts: bool,
     ) -> Self {
         BackToFront {
-            buckets,
-            front: None,
-            back: None,
+            sections,
+            back: Position::new(),
+            front: Position::new(),
             remaining: len,
             traversal: Traversal::new(state, counts),
         }
+    }
+
+    /// The next object from the back, as the pointer its slot holds.
+    #[inline]
+    pub(crate) fn next_pointer(&mut self) -> Option<NonNull<ZObject<T>>> {
+        self.step(Way::FromBack)
+    }
+
+    /// The next object from the front, as the pointer its slot holds.
+    #[inline]
+    pub(crate) fn next_back_pointer(&mut self) -> Option<NonNull<ZObject<T>>> {
+        self.step(Way::FromFront)
+    }
+
+    #[inline(always)]
+    fn step(&mut self, way: Way) -> Option<NonNull<ZObject<T>>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let at = match way {
+            Way::FromBack => &mut self.back,
+            Way::FromFront => &mut self.front,
+        };
+        if at.unvisited == 0 && !at.advance(&self.sections, way) {
+            return None;
+        }
+        self.remaining -= 1;
+        at.take(way)
+    }
+
+    /// The object behind a slot's pointer, for as long as the collection is
+    /// borrowed.
+    #[inline]
+    fn object(object: NonNull<ZObject<T>>) -> &'a ZObject<T> {
+        // SAFETY: the slot owns a strong count of the object, and the object
+        // cannot leave the collection (which takes `&mut`) while the
+        // collection is borrowed for 'a.
+        unsafe { object.as_ref() }
     }
 }
 
@@ -152,21 +260,7 @@ impl<'a, T> Iterator for BackToFront<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a ZObject<T>> {
-        loop {
-            if let Some(object) = self.front.as_mut().and_then(Iterator::next) {
-                self.remaining -= 1;
-                return Some(object);
-            }
-            match self.buckets.next() {
-                Some(bucket) => self.front = Some(self.traversal.enter(bucket)),
-                None => {
-                    // The back end may have started on the last bucket.
-                    let object = self.back.as_mut().and_then(Iterator::next)?;
-                    self.remaining -= 1;
-                    return Some(object);
-                }
-            }
-        }
+        self.next_pointer().map(Self::object)
     }
 
     #[inline]
@@ -178,23 +272,7 @@ impl<'a, T> Iterator for BackToFront<'a, T> {
 impl<'a, T> DoubleEndedIterator for BackToFront<'a, T> {
     #[inline]
     fn next_back(&mut self) -> Option<&'a ZObject<T>> {
-        loop {
-            if let Some(object) = self.back.as_mut().and_then(DoubleEndedIterator::next_back) {
-                self.remaining -= 1;
-                return Some(object);
-            }
-            match self.buckets.next_back() {
-                Some(bucket) => self.back = Some(self.traversal.enter(bucket)),
-                None => {
-                    let object = self
-                        .front
-                        .as_mut()
-                        .and_then(DoubleEndedIterator::next_back)?;
-                    self.remaining -= 1;
-                    return Some(object);
-                }
-            }
-        }
+        self.next_back_pointer().map(Self::object)
     }
 }
 
@@ -205,9 +283,9 @@ impl<T> FusedIterator for BackToFront<'_, T> {}
 impl<T> Clone for BackToFront<'_, T> {
     fn clone(&self) -> Self {
         BackToFront {
-            buckets: self.buckets.clone(),
-            front: self.front.clone(),
+            sections: self.sections,
             back: self.back.clone(),
+            front: self.front.clone(),
             remaining: self.remaining,
             traversal: self.traversal.clone(),
         }

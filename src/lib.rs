@@ -71,16 +71,21 @@
 
 extern crate alloc;
 
-#[allow(unsafe_code)] // bucket pointers and the object lists: see the module docs
+#[allow(unsafe_code)] // object pointers in slots, moved by merges: see the module docs
+mod block;
+#[allow(unsafe_code)] // bucket and block pointers, the block lists: see the module docs
 mod bucket;
 #[allow(unsafe_code)] // calls into `bucket`'s unsafe filing, under `&mut self`
 mod collection;
 mod error;
 #[allow(unsafe_code)] // the bucket chain, pruned by traversals: see the module docs
 mod fixed_point;
+#[allow(unsafe_code)] // turns the pointers slots hold into references
 mod iter;
 mod object;
 pub mod replay;
+#[allow(unsafe_code)] // walks the bucket chain from cached bucket pointers
+mod sections;
 mod simple;
 mod z;
 mod zcollection;

@@ -5,13 +5,12 @@ use core::fmt;
 use core::ops::Deref;
 use core::ptr::NonNull;
 
-use intrusive_collections::LinkedListLink;
+use crate::block::Block;
+use crate::bucket::{self, Owner};
 
-use crate::bucket::{self, Bucket};
-
-/// A game object as a Z collection holds it: the user's value plus the link
-/// that files it in a bucket and a cached pointer to that bucket, so removal
-/// never searches (the legacy `getCurrentLink()`/`setCurrentLink()`).
+/// A game object as a Z collection holds it: the user's value plus the place
+/// where the collection filed it (its block and slot), so removal never
+/// searches (the legacy `getCurrentLink()`/`setCurrentLink()`).
 ///
 /// Objects are shared handles: wrap them in an [`Rc`](alloc::rc::Rc), keep
 /// your handle, and the collection keeps a clone while the object is in it.
@@ -30,10 +29,12 @@ use crate::bucket::{self, Bucket};
 /// # Ok::<(), zorder::ZError>(())
 /// ```
 pub struct ZObject<T> {
-    pub(crate) link: LinkedListLink,
-    /// The bucket the object is filed in: `Some` exactly while `link` is
-    /// linked into that bucket's object list.
-    pub(crate) bucket: Cell<Option<NonNull<Bucket<T>>>>,
+    /// The block the object is filed in: `Some` exactly while a slot of that
+    /// block holds the object (the `block` module's invariant 1).
+    block: Cell<Option<NonNull<Block<T>>>>,
+    /// That slot, meaningful while `block` is `Some`. A cell of its own
+    /// rather than part of a tuple, so it can share padding with `value`.
+    slot: Cell<u8>,
     value: T,
 }
 
@@ -41,8 +42,8 @@ impl<T> ZObject<T> {
     /// Wraps `value`; the object starts in no collection.
     pub const fn new(value: T) -> Self {
         ZObject {
-            link: LinkedListLink::new(),
-            bucket: Cell::new(None),
+            block: Cell::new(None),
+            slot: Cell::new(0),
             value,
         }
     }
@@ -62,7 +63,7 @@ impl<T> ZObject<T> {
     /// collection; [`Collection::contains`](crate::Collection::contains)
     /// answers for one).
     pub fn is_in_collection(&self) -> bool {
-        self.bucket.get().is_some()
+        self.block.get().is_some()
     }
 
     /// Whether `self` and `other` are the same object.
@@ -70,8 +71,22 @@ impl<T> ZObject<T> {
         core::ptr::eq(self, other)
     }
 
-    /// The owner of the object's bucket, if it is in a collection.
-    pub(crate) fn owner(&self) -> Option<bucket::Owner> {
+    /// Where the object is filed: its block and slot.
+    #[inline]
+    pub(crate) fn place(&self) -> Option<(NonNull<Block<T>>, u8)> {
+        self.block.get().map(|block| (block, self.slot.get()))
+    }
+
+    #[inline]
+    pub(crate) fn set_place(&self, place: Option<(NonNull<Block<T>>, u8)>) {
+        self.block.set(place.map(|(block, _)| block));
+        if let Some((_, slot)) = place {
+            self.slot.set(slot);
+        }
+    }
+
+    /// The collection the object is in, if any.
+    pub(crate) fn owner(&self) -> Option<Owner> {
         bucket::owner_of(self)
     }
 }

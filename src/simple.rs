@@ -7,7 +7,7 @@ use core::ptr::NonNull;
 use crate::bucket::{Bucket, BucketKind, Owner, OwnerToken};
 use crate::collection::Collection;
 use crate::collection::sealed::LevelsImpl;
-use crate::iter::BucketIter;
+use crate::sections::Layout;
 use crate::z::optimized_level;
 use crate::{I16F16, MAX_LEVEL_LIMIT, ZError};
 
@@ -35,7 +35,8 @@ pub type SimpleZCollection<T> = Collection<T, SimpleLevels<T>>;
 /// The bucket storage of a [`SimpleZCollection`]: one bucket per level, in
 /// an array indexed by the level.
 pub struct SimpleLevels<T> {
-    /// Never resized after construction, so pointers into it stay valid.
+    /// Never resized after construction, and only ever borrowed shared, so
+    /// pointers into it stay valid.
     buckets: Vec<Bucket<T>>,
     token: OwnerToken,
 }
@@ -57,6 +58,7 @@ impl<T> SimpleZCollection<T> {
                 Bucket::new(
                     I16F16::from_bits(level << I16F16::FRAC_NBITS),
                     BucketKind::Level,
+                    level as usize,
                     token.owner(),
                 )
             })
@@ -78,8 +80,8 @@ impl<T> LevelsImpl<T> for SimpleLevels<T> {
         (self.buckets.len() - 1) as u16
     }
 
-    fn prune_after(&self) -> u32 {
-        u32::MAX
+    fn sections(&self) -> usize {
+        self.buckets.len()
     }
 
     #[inline]
@@ -91,15 +93,13 @@ impl<T> LevelsImpl<T> for SimpleLevels<T> {
         }
     }
 
-    fn buckets(&self) -> BucketIter<'_, T> {
-        BucketIter::Array(self.buckets.iter())
+    fn layout(&self) -> Layout<'_, T> {
+        Layout::Array(&self.buckets)
     }
 
     fn nonoptimized_buckets(&self) -> usize {
         0
     }
-
-    fn free_empty_nonoptimized(&mut self) {}
 }
 
 impl<T> fmt::Debug for SimpleLevels<T> {
