@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Harness, Kind, Op};
+use common::{Harness, Kind, Op, z};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use zorder::{DEFAULT_Z, I16F16};
 
@@ -20,6 +20,8 @@ fn cases() -> u64 {
 struct Scenario {
     kinds: Vec<Kind>,
     objects: usize,
+    /// Whether both orders are checked after every step.
+    check_order: bool,
     ops: Vec<AnyOp>,
 }
 
@@ -83,12 +85,52 @@ impl Scenario {
         Scenario {
             kinds,
             objects,
+            check_order: bool::arbitrary(g),
+            ops,
+        }
+    }
+
+    /// Many objects on three Z values, so buckets span several blocks of
+    /// slots and fill, drain, compact and merge them; both orders checked
+    /// after every step.
+    fn crowded(g: &mut Gen, kind: Kind) -> Self {
+        let objects = 40 + usize::arbitrary(g) % 90;
+        let zs = match kind {
+            Kind::Fixed { .. } => [z(1.0), z(0.5), DEFAULT_Z],
+            Kind::Simple { .. } => [z(0.0), z(1.0), z(1.0)],
+        };
+        let len = usize::arbitrary(g) % if cfg!(miri) { 60 } else { 400 };
+        let ops = (0..len)
+            .map(|_| {
+                let obj = usize::arbitrary(g) % objects;
+                let z = *g.choose(&zs).unwrap();
+                AnyOp(match u8::arbitrary(g) % 20 {
+                    0..=6 => Op::Add { c: 0, obj, z },
+                    7..=11 => Op::Change { c: 0, obj, z },
+                    12..=17 => Op::Remove { c: 0, obj },
+                    18 => Op::Update {
+                        c: 0,
+                        pattern: u8::arbitrary(g),
+                        z,
+                    },
+                    _ => Op::BothEnds { c: 0 },
+                })
+            })
+            .collect();
+        Scenario {
+            kinds: vec![kind],
+            objects,
+            check_order: true,
             ops,
         }
     }
 
     fn run(&self) -> bool {
-        let mut harness = Harness::new(&self.kinds, self.objects);
+        let mut harness = if self.check_order {
+            Harness::checking_order(&self.kinds, self.objects)
+        } else {
+            Harness::new(&self.kinds, self.objects)
+        };
         for op in &self.ops {
             harness.step(op.0);
         }
@@ -111,14 +153,13 @@ fn simple(g: &mut Gen) -> Kind {
 }
 
 macro_rules! scenario_type {
-    ($name:ident, |$g:ident| $kinds:expr) => {
+    ($name:ident, |$g:ident| => $scenario:expr) => {
         #[derive(Debug, Clone)]
         struct $name(Scenario);
 
         impl Arbitrary for $name {
             fn arbitrary($g: &mut Gen) -> Self {
-                let kinds = $kinds;
-                $name(Scenario::generate($g, kinds))
+                $name($scenario)
             }
 
             fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
@@ -131,6 +172,12 @@ macro_rules! scenario_type {
                 }))
             }
         }
+    };
+    ($name:ident, |$g:ident| $kinds:expr) => {
+        scenario_type!($name, |$g| => {
+            let kinds = $kinds;
+            Scenario::generate($g, kinds)
+        });
     };
 }
 
@@ -151,6 +198,11 @@ fn shrink_ops(ops: &[AnyOp]) -> impl Iterator<Item = Vec<AnyOp>> + use<> {
 }
 
 scenario_type!(FixedScenario, |g| vec![fixed(g)]);
+scenario_type!(CrowdedFixedScenario, |g| => {
+    let kind = fixed(g);
+    Scenario::crowded(g, kind)
+});
+scenario_type!(CrowdedSimpleScenario, |g| => Scenario::crowded(g, Kind::Simple { max_level: 1 }));
 scenario_type!(SimpleScenario, |g| vec![simple(g)]);
 scenario_type!(MixedScenario, |g| {
     let n = 2 + usize::arbitrary(g) % 2;
@@ -170,6 +222,20 @@ fn fixed_point_collection_matches_the_model() {
     QuickCheck::new()
         .tests(cases())
         .quickcheck((|s: FixedScenario| s.0.run()) as fn(FixedScenario) -> bool);
+}
+
+#[test]
+fn crowded_fixed_point_buckets_match_the_model() {
+    QuickCheck::new()
+        .tests(cases() / 4)
+        .quickcheck((|s: CrowdedFixedScenario| s.0.run()) as fn(CrowdedFixedScenario) -> bool);
+}
+
+#[test]
+fn crowded_simple_buckets_match_the_model() {
+    QuickCheck::new()
+        .tests(cases() / 4)
+        .quickcheck((|s: CrowdedSimpleScenario| s.0.run()) as fn(CrowdedSimpleScenario) -> bool);
 }
 
 #[test]

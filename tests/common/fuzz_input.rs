@@ -37,8 +37,9 @@ use crate::common::{Harness, Kind, Model, Op};
 
 /// Keeps one input fast: longer inputs only repeat what shorter ones reach.
 const MAX_OPS: usize = 512;
-/// Objects per scenario; few enough that they keep colliding.
-const MAX_OBJECTS: u8 = 16;
+/// Objects per scenario: enough for a bucket to span several blocks of
+/// slots (32 each), so crowds fill, drain, compact and merge them.
+const MAX_OBJECTS: u8 = 100;
 /// Z values remembered for reuse.
 const PALETTE: usize = 8;
 
@@ -49,6 +50,8 @@ pub struct Scenario {
     /// ones before it replaces them with valid settings.
     pub kinds: Vec<Kind>,
     pub objects: usize,
+    /// Whether both orders are checked after every step (see [`Harness`]).
+    pub check_order: bool,
     pub ops: Vec<Op>,
 }
 
@@ -57,6 +60,7 @@ impl fmt::Debug for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "kinds: {:?}", self.kinds)?;
         writeln!(f, "objects: {}", self.objects)?;
+        writeln!(f, "check_order: {}", self.check_order)?;
         writeln!(f, "ops ({}):", self.ops.len())?;
         for op in &self.ops {
             writeln!(f, "    {op:?},")?;
@@ -92,6 +96,7 @@ impl Scenario {
             }
         };
         let objects = usize::from(1 + u8::arbitrary(u)? % MAX_OBJECTS);
+        let check_order = bool::arbitrary(u)?;
         let max_levels: Vec<u16> = kinds.iter().map(|&k| valid(k).max_level()).collect();
         let mut palette = Vec::with_capacity(PALETTE);
         let mut ops = Vec::new();
@@ -118,6 +123,21 @@ impl Scenario {
                     z: z(u)?,
                 }),
                 28 => ops.push(Op::Clear { c }),
+                29 => {
+                    // A crowd: every `stride`-th object from `obj` on added
+                    // to (or moved to, or removed from) one Z, so buckets
+                    // grow past a block and drain in random places.
+                    let stride = 1 + usize::from(u8::arbitrary(u)? % 4);
+                    let action = u8::arbitrary(u)? % 3;
+                    let z = z(u)?;
+                    for obj in (obj..objects).step_by(stride) {
+                        ops.push(match action {
+                            0 => Op::Add { c, obj, z },
+                            1 => Op::Change { c, obj, z },
+                            _ => Op::Remove { c, obj },
+                        });
+                    }
+                }
                 _ => {
                     // A burst of quiet traversals, long enough to pass a
                     // pruning threshold so the bucket bound is checked.
@@ -135,6 +155,7 @@ impl Scenario {
         Ok(Scenario {
             kinds,
             objects,
+            check_order,
             ops,
         })
     }
@@ -143,7 +164,11 @@ impl Scenario {
     /// difference, then checks no handle leaked.
     pub fn run(&self) {
         let kinds: Vec<Kind> = self.kinds.iter().map(|&k| refused_or_valid(k)).collect();
-        let mut harness = Harness::new(&kinds, self.objects);
+        let mut harness = if self.check_order {
+            Harness::checking_order(&kinds, self.objects)
+        } else {
+            Harness::new(&kinds, self.objects)
+        };
         for &op in &self.ops {
             harness.step(op);
         }

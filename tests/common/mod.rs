@@ -213,6 +213,10 @@ pub struct Harness {
     pub model: Model,
     /// Plain traversals since the last successful mutation, per collection.
     quiet_traversals: Vec<u32>,
+    /// Whether every step ends by walking the collection both ways and
+    /// comparing with the model (each walk counts toward pruning, as any
+    /// traversal does). Without it, orders are checked at traversal steps.
+    check_order: bool,
 }
 
 impl Harness {
@@ -222,6 +226,15 @@ impl Harness {
             objects: (0..objects).map(|_| obj(DEFAULT_Z)).collect(),
             model: Model::new(kinds),
             quiet_traversals: vec![0; kinds.len()],
+            check_order: false,
+        }
+    }
+
+    /// The same, checking both orders after every step.
+    pub fn checking_order(kinds: &[Kind], objects: usize) -> Self {
+        Harness {
+            check_order: true,
+            ..Harness::new(kinds, objects)
         }
     }
 
@@ -351,6 +364,15 @@ impl Harness {
                 | Op::Pairs { .. }
         ) {
             self.quiet_traversals[c] += 1;
+        }
+        if self.check_order {
+            let expected = self.model.collections[c].back_to_front();
+            let real = self.ids(self.collections[c].back_to_front());
+            assert_eq!(real, expected, "back to front after {op:?}");
+            let mut real = self.ids(self.collections[c].front_to_back());
+            real.reverse();
+            assert_eq!(real, expected, "front to back after {op:?}");
+            self.quiet_traversals[c] += 2;
         }
         self.check(c);
     }
