@@ -172,7 +172,7 @@ impl<T, L: Levels<T>> Collection<T, L> {
     }
 
     /// Removes `object` in O(1), without searching: the object knows its
-    /// bucket and its link.
+    /// block and slot.
     ///
     /// # Errors
     ///
@@ -213,7 +213,8 @@ impl<T, L: Levels<T>> Collection<T, L> {
     /// A traversal also prunes: a non-optimized bucket that traversals have
     /// found empty [`prune_after`](crate::FixedPointZCollection::prune_after)
     /// times in a row is freed when the next traversal starts, as long as no
-    /// other traversal is alive then. (A traversal leaked with
+    /// other traversal is alive then. A traversal counts once, when it is
+    /// created, however far it is walked. (A traversal leaked with
     /// `mem::forget` stays alive forever and so stops pruning: memory grows,
     /// nothing else goes wrong.)
     ///
@@ -307,8 +308,8 @@ impl<T: ZSortable, L: Levels<T>> Collection<T, L> {
     /// Files `object` at the front of its Z level (the legacy `add`). The
     /// collection reads the object's Z now and keeps a clone of the handle.
     ///
-    /// O(1) for an optimized level and for the default Z; any other Z walks
-    /// the bucket chain from the nearest optimized level.
+    /// O(1) for an optimized level and for the default Z; any other Z finds
+    /// its bucket in O(log b) for `b` non-optimized buckets.
     ///
     /// # Errors
     ///

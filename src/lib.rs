@@ -46,15 +46,16 @@
 //! # The idea
 //!
 //! After the Linux O(1) scheduler: one bucket per Z value, each object
-//! appended to its bucket's tail, and each object carrying its own link
-//! (an intrusive list), so removal needs no search. The order among equal Z
-//! is the order of the objects' last Z-action for free, with no sorting
-//! anywhere.
+//! appended to its bucket's tail, and each object remembering where it was
+//! filed, so removal needs no search. The order among equal Z is the order
+//! of the objects' last Z-action for free, with no sorting anywhere. A
+//! bucket keeps its objects in blocks of 32 slots, so a traversal reads them
+//! from contiguous memory, and an occupancy bitmap lets it skip empty levels.
 //!
 //! - [`FixedPointZCollection`] takes every `I16F16` Z. Natural levels
-//!   `0..=max_level` and [`DEFAULT_Z`] are O(1); other values walk the bucket
-//!   chain from the nearest optimized level, and the buckets they open are
-//!   pruned by traversals once empty.
+//!   `0..=max_level` and [`DEFAULT_Z`] are O(1); other values find their
+//!   bucket (or its sorted place) through an ordered index, and the buckets
+//!   they open are pruned by traversals once empty.
 //! - [`SimpleZCollection`] takes only natural levels `0..=max_level`, all
 //!   O(1), and refuses any other Z with [`ZError::ZOutOfRange`].
 //! - [`ZCollection`] is the trait over both, like the legacy interface.

@@ -302,7 +302,10 @@ mod tests {
 
     /// The occupied sections, found both ways, against a plain list.
     fn check(occupancy: &Occupancy, sections: usize, set: &[usize]) {
-        for from in 0..sections {
+        // Under Miri, every section next to an occupied one and a sample of
+        // the rest.
+        let near = |from: usize| set.iter().any(|&s| s.abs_diff(from) <= 1);
+        for from in (0..sections).filter(|&from| !cfg!(miri) || near(from) || from % 61 == 0) {
             let next = set.iter().copied().find(|&s| s >= from);
             assert_eq!(occupancy.next_from(from), next, "next from {from}");
             let prev = set.iter().copied().rev().find(|&s| s <= from);
@@ -314,9 +317,10 @@ mod tests {
 
     #[test]
     fn finds_occupied_sections_across_words_and_summary_words() {
+        // Under Miri, just past the first summary word (4096 sections).
         let sections = if cfg!(miri) { 4200 } else { 32_770 };
         let mut occupancy = Occupancy::new(sections);
-        check(&occupancy, sections.min(300), &[]);
+        check(&occupancy, 300, &[]);
         let mut set = vec![0, 1, 63, 64, 65, 127, 128, 4095, 4096, 4097, sections - 1];
         for &s in &set {
             occupancy.filled(s);
