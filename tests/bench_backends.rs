@@ -26,10 +26,11 @@ enum Step {
 
 const MAX_LEVEL: u16 = 8;
 
-/// Steps of the scripted scenario, and frames and objects of the frame
-/// scenarios: far fewer under Miri, which is about a thousand times slower;
-/// every backend and scenario still runs.
-const STEPS: usize = if cfg!(miri) { 60 } else { 600 };
+/// Steps of the scripted scenario (and objects created before them), and
+/// frames and objects of the frame scenarios: far fewer under Miri, which
+/// is about a thousand times slower; every backend and scenario still runs.
+const STEPS: usize = if cfg!(miri) { 25 } else { 600 };
+const FIRST_OBJECTS: usize = if cfg!(miri) { 10 } else { 30 };
 const FRAMES: usize = if cfg!(miri) { 3 } else { 250 };
 const OBJECTS: usize = if cfg!(miri) { 40 } else { 600 };
 
@@ -63,7 +64,7 @@ fn script(natural_only: bool) -> Vec<Step> {
         });
         current.push(Some(z));
     };
-    for _ in 0..30 {
+    for _ in 0..FIRST_OBJECTS {
         let z = *rng.pick(&naturals);
         create(&mut steps, &mut current, z);
     }
