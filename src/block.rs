@@ -261,7 +261,7 @@ impl<T> Block<T> {
     }
 
     /// Checks invariant 1 for every slot (debug builds, tests and fuzzing).
-    #[cfg(debug_assertions)]
+    #[cfg(any(test, debug_assertions))]
     pub(crate) fn debug_check(&self, this: NonNull<Block<T>>) {
         for (slot, cell) in self.slots.iter().enumerate() {
             let occupied = self.occupied() & (1 << slot) != 0;

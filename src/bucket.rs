@@ -164,7 +164,7 @@ impl<T> Bucket<T> {
     /// Checks the block invariants of the bucket, and that it counts its
     /// objects right (debug builds, tests and fuzzing; buckets of up to 64
     /// blocks, so that large debug-built scenes stay usable).
-    #[cfg(debug_assertions)]
+    #[cfg(any(test, debug_assertions))]
     pub(crate) fn debug_check(&self) {
         let mut cursor = self.blocks().front();
         let (mut blocks, mut objects) = (0, 0);
