@@ -77,13 +77,44 @@ fn all_scenarios(c: &mut Criterion) {
     if args.iter().any(|arg| arg == "--list" || arg == "--test") {
         return;
     }
-    let filter = args.iter().find(|arg| !arg.starts_with('-'));
+    let filter = criterion_filter(&args);
     for scenario in Scenario::all() {
         let id = format!("frame-times/{}", scenario.name);
         if filter.is_none_or(|filter| id.contains(filter.as_str())) {
             support::for_each_backend!(frame_times(&scenario));
         }
     }
+}
+
+/// The filter among criterion's arguments: the first that is neither an
+/// option nor the value of one.
+fn criterion_filter(args: &[String]) -> Option<&String> {
+    const TAKE_A_VALUE: [&str; 15] = [
+        "--output-format",
+        "--save-baseline",
+        "--baseline",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--color",
+        "--profile-time",
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--plotting-backend",
+    ];
+    let mut after_option = false;
+    for arg in args {
+        if arg.starts_with('-') {
+            after_option = TAKE_A_VALUE.contains(&arg.as_str());
+        } else if !std::mem::take(&mut after_option) {
+            return Some(arg);
+        }
+    }
+    None
 }
 
 criterion_group!(benches, all_scenarios);
