@@ -10,7 +10,7 @@
 #![allow(dead_code)] // each test crate uses a different part
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use zorder::{
@@ -210,6 +210,9 @@ pub enum Op {
 pub struct Harness {
     pub collections: Vec<Box<dyn ZCollection<Cell<I16F16>>>>,
     pub objects: Vec<Obj>,
+    /// Each object's index in `objects`, by address, so naming what a
+    /// traversal yields is O(1) rather than a search of every handle.
+    ids: HashMap<*const ZObject<Cell<I16F16>>, usize>,
     pub model: Model,
     /// Plain traversals since the last successful mutation, per collection.
     quiet_traversals: Vec<u32>,
@@ -221,9 +224,15 @@ pub struct Harness {
 
 impl Harness {
     pub fn new(kinds: &[Kind], objects: usize) -> Self {
+        let objects: Vec<Obj> = (0..objects).map(|_| obj(DEFAULT_Z)).collect();
         Harness {
             collections: kinds.iter().map(|k| k.build()).collect(),
-            objects: (0..objects).map(|_| obj(DEFAULT_Z)).collect(),
+            ids: objects
+                .iter()
+                .enumerate()
+                .map(|(id, object)| (Rc::as_ptr(object), id))
+                .collect(),
+            objects,
             model: Model::new(kinds),
             quiet_traversals: vec![0; kinds.len()],
             check_order: false,
@@ -316,15 +325,9 @@ impl Harness {
             Op::Update { pattern, z, .. } => {
                 let order = self.model.collections[c].back_to_front();
                 let mut visited = Vec::new();
-                let objects = &self.objects;
-                let id_of = |o: &ZObject<Cell<I16F16>>| {
-                    objects
-                        .iter()
-                        .position(|h| h.same(o))
-                        .expect("a known object")
-                };
+                let ids = &self.ids;
                 let updated = self.collections[c].update(&mut |o| {
-                    let id = id_of(o);
+                    let id = id_of(ids, o);
                     visited.push(id);
                     match (pattern >> (visited.len() % 4 * 2)) & 3 {
                         0 | 3 => Visit::Keep,
@@ -438,10 +441,7 @@ impl Harness {
     }
 
     fn id_of(&self, object: &ZObject<Cell<I16F16>>) -> usize {
-        self.objects
-            .iter()
-            .position(|h| h.same(object))
-            .expect("a traversal yields only known objects")
+        id_of(&self.ids, object)
     }
 
     fn ids<'a>(&self, objects: impl Iterator<Item = &'a ZObject<Cell<I16F16>>>) -> Vec<usize> {
@@ -464,4 +464,13 @@ impl Harness {
             );
         }
     }
+}
+
+/// The index of `object` among the harness's objects.
+fn id_of(
+    ids: &HashMap<*const ZObject<Cell<I16F16>>, usize>,
+    object: &ZObject<Cell<I16F16>>,
+) -> usize {
+    *ids.get(&std::ptr::from_ref(object))
+        .expect("a traversal yields only known objects")
 }
