@@ -68,17 +68,15 @@ impl Drop for Traversal<'_> {
     }
 }
 
-/// One end of a traversal: a bucket, a block of it, and the slots of the
-/// block still to visit.
+/// Where one end of a traversal is among the buckets and their blocks. Only
+/// [`Position::advance`] moves it, once per block; the block being read and
+/// its unvisited slots live apart, in [`Reading`], so the per-object path
+/// never hands their address to a call and they can stay in registers.
 struct Position<'a, T> {
     /// `None` until the end has started.
     bucket: Option<&'a Bucket<T>>,
     /// The cursor on the block being read, `None` between buckets.
     cursor: Option<linked_list::Cursor<'a, BlockAdapter<T>>>,
-    /// The block being read.
-    block: Option<&'a Block<T>>,
-    /// The occupied slots of the block not visited yet from this end.
-    unvisited: Mask,
 }
 
 impl<T> Clone for Position<'_, T> {
@@ -86,9 +84,47 @@ impl<T> Clone for Position<'_, T> {
         Position {
             bucket: self.bucket,
             cursor: self.cursor.clone(),
-            block: self.block,
-            unvisited: self.unvisited,
         }
+    }
+}
+
+/// The block one end of a traversal is reading, and its occupied slots not
+/// visited yet from that end.
+struct Reading<'a, T> {
+    block: Option<&'a Block<T>>,
+    unvisited: Mask,
+}
+
+impl<T> Clone for Reading<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Reading<'_, T> {}
+
+impl<'a, T> Reading<'a, T> {
+    const NONE: Self = Reading {
+        block: None,
+        unvisited: 0,
+    };
+
+    fn of(block: &'a Block<T>) -> Self {
+        Reading {
+            block: Some(block),
+            unvisited: block.occupied(),
+        }
+    }
+
+    /// The next unvisited object of the block, walking `way`.
+    #[inline(always)]
+    fn take(&mut self, way: Way) -> Option<NonNull<ZObject<T>>> {
+        let slot = match way {
+            Way::FromBack => self.unvisited.trailing_zeros(),
+            Way::FromFront => Mask::BITS - 1 - self.unvisited.leading_zeros(),
+        } as usize;
+        self.unvisited &= !(1 << slot);
+        self.block?.slot(slot)
     }
 }
 
@@ -106,27 +142,14 @@ impl<'a, T> Position<'a, T> {
         Position {
             bucket: None,
             cursor: None,
-            block: None,
-            unvisited: 0,
         }
     }
 
-    /// The next unvisited object of the block, walking `way`.
-    #[inline(always)]
-    fn take(&mut self, way: Way) -> Option<NonNull<ZObject<T>>> {
-        let slot = match way {
-            Way::FromBack => self.unvisited.trailing_zeros(),
-            Way::FromFront => Mask::BITS - 1 - self.unvisited.leading_zeros(),
-        } as usize;
-        self.unvisited &= !(1 << slot);
-        self.block?.slot(slot)
-    }
-
-    /// Moves on to the next block holding an object, walking `way`; false
-    /// once there is none.
+    /// Moves on to the next block holding an object, walking `way`, and
+    /// returns it to read; `None` once there is none.
     #[cold]
     #[inline(never)]
-    fn advance(&mut self, sections: &Sections<'a, T>, way: Way) -> bool {
+    fn advance(&mut self, sections: &Sections<'a, T>, way: Way) -> Option<Reading<'a, T>> {
         loop {
             if let Some(cursor) = self.cursor.as_mut() {
                 match way {
@@ -134,11 +157,9 @@ impl<'a, T> Position<'a, T> {
                     Way::FromFront => cursor.move_prev(),
                 }
                 if let Some(block) = cursor.get() {
-                    self.block = Some(block);
-                    self.unvisited = block.occupied();
                     prefetch_following(cursor, way);
-                    if self.unvisited != 0 {
-                        return true;
+                    if block.occupied() != 0 {
+                        return Some(Reading::of(block));
                     }
                     continue;
                 }
@@ -148,37 +169,42 @@ impl<'a, T> Position<'a, T> {
                 (Some(bucket), Way::FromFront) => sections.prev(bucket),
                 (None, Way::FromBack) => sections.first(),
                 (None, Way::FromFront) => sections.last(),
-            };
-            let Some(bucket) = bucket else {
-                return false;
-            };
+            }?;
             self.bucket = Some(bucket);
             let cursor = match way {
                 Way::FromBack => bucket.blocks().front(),
                 Way::FromFront => bucket.blocks().back(),
             };
-            self.block = cursor.get();
-            self.unvisited = self.block.map_or(0, Block::occupied);
+            let block = cursor.get();
             prefetch_following(&cursor, way);
-            self.cursor = self.block.is_some().then_some(cursor);
-            if self.unvisited != 0 {
-                return true;
+            self.cursor = block.is_some().then_some(cursor);
+            if let Some(block) = block.filter(|block| block.occupied() != 0) {
+                return Some(Reading::of(block));
             }
         }
     }
 }
 
-/// Asks the CPU to start loading the block after the cursor's, walking
-/// `way`, while the objects of this one are visited: blocks sit anywhere in
-/// memory, and waiting for each in turn would cost more than the objects.
+/// Prefetches ahead of the cursor, walking `way`: the objects of the next
+/// block, and the block after that. Objects and blocks sit anywhere in
+/// memory; asked for a block ahead, their loads overlap with the visits of
+/// this block instead of each visit waiting on its own cache miss. The next
+/// block itself was prefetched one step earlier, so reading its slots here
+/// is cheap.
 #[inline(always)]
 fn prefetch_following<T>(cursor: &linked_list::Cursor<'_, BlockAdapter<T>>, way: Way) {
-    let following = match way {
-        Way::FromBack => cursor.peek_next(),
-        Way::FromFront => cursor.peek_prev(),
+    let mut ahead = cursor.clone();
+    let step = |cursor: &mut linked_list::Cursor<'_, BlockAdapter<T>>| match way {
+        Way::FromBack => cursor.move_next(),
+        Way::FromFront => cursor.move_prev(),
     };
-    if let Some(block) = following.get() {
-        block.prefetch();
+    step(&mut ahead);
+    if let Some(next) = ahead.get() {
+        next.prefetch_objects();
+        step(&mut ahead);
+        if let Some(after_next) = ahead.get() {
+            after_next.prefetch();
+        }
     }
 }
 
@@ -194,6 +220,8 @@ pub struct BackToFront<'a, T> {
     sections: Sections<'a, T>,
     back: Position<'a, T>,
     front: Position<'a, T>,
+    reading_back: Reading<'a, T>,
+    reading_front: Reading<'a, T>,
     remaining: usize,
     traversal: Traversal<'a>,
 }
@@ -211,6 +239,8 @@ impl<'a, T> BackToFront<'a, T> {
             sections,
             back: Position::new(),
             front: Position::new(),
+            reading_back: Reading::NONE,
+            reading_front: Reading::NONE,
             remaining: len,
             traversal: Traversal::new(state, counts),
         }
@@ -233,15 +263,15 @@ impl<'a, T> BackToFront<'a, T> {
         if self.remaining == 0 {
             return None;
         }
-        let at = match way {
-            Way::FromBack => &mut self.back,
-            Way::FromFront => &mut self.front,
+        let (position, reading) = match way {
+            Way::FromBack => (&mut self.back, &mut self.reading_back),
+            Way::FromFront => (&mut self.front, &mut self.reading_front),
         };
-        if at.unvisited == 0 && !at.advance(&self.sections, way) {
-            return None;
+        if reading.unvisited == 0 {
+            *reading = position.advance(&self.sections, way)?;
         }
         self.remaining -= 1;
-        at.take(way)
+        reading.take(way)
     }
 
     /// The object behind a slot's pointer, for as long as the collection is
@@ -286,6 +316,8 @@ impl<T> Clone for BackToFront<'_, T> {
             sections: self.sections,
             back: self.back.clone(),
             front: self.front.clone(),
+            reading_back: self.reading_back,
+            reading_front: self.reading_front,
             remaining: self.remaining,
             traversal: self.traversal.clone(),
         }
