@@ -149,7 +149,12 @@ impl<'a, T> Position<'a, T> {
     /// returns it to read; `None` once there is none.
     #[cold]
     #[inline(never)]
-    fn advance(&mut self, sections: &Sections<'a, T>, way: Way) -> Option<Reading<'a, T>> {
+    fn advance(
+        &mut self,
+        sections: &Sections<'a, T>,
+        way: Way,
+        prefetch_objects: bool,
+    ) -> Option<Reading<'a, T>> {
         loop {
             if let Some(cursor) = self.cursor.as_mut() {
                 match way {
@@ -157,7 +162,7 @@ impl<'a, T> Position<'a, T> {
                     Way::FromFront => cursor.move_prev(),
                 }
                 if let Some(block) = cursor.get() {
-                    prefetch_following(cursor, way);
+                    prefetch_following(cursor, way, prefetch_objects);
                     if block.occupied() != 0 {
                         return Some(Reading::of(block));
                     }
@@ -176,7 +181,7 @@ impl<'a, T> Position<'a, T> {
                 Way::FromFront => bucket.blocks().back(),
             };
             let block = cursor.get();
-            prefetch_following(&cursor, way);
+            prefetch_following(&cursor, way, prefetch_objects);
             self.cursor = block.is_some().then_some(cursor);
             if let Some(block) = block.filter(|block| block.occupied() != 0) {
                 return Some(Reading::of(block));
@@ -192,7 +197,11 @@ impl<'a, T> Position<'a, T> {
 /// block itself was prefetched one step earlier, so reading its slots here
 /// is cheap.
 #[inline(always)]
-fn prefetch_following<T>(cursor: &linked_list::Cursor<'_, BlockAdapter<T>>, way: Way) {
+fn prefetch_following<T>(
+    cursor: &linked_list::Cursor<'_, BlockAdapter<T>>,
+    way: Way,
+    objects: bool,
+) {
     let mut ahead = cursor.clone();
     let step = |cursor: &mut linked_list::Cursor<'_, BlockAdapter<T>>| match way {
         Way::FromBack => cursor.move_next(),
@@ -200,7 +209,9 @@ fn prefetch_following<T>(cursor: &linked_list::Cursor<'_, BlockAdapter<T>>, way:
     };
     step(&mut ahead);
     if let Some(next) = ahead.get() {
-        next.prefetch_objects();
+        if objects {
+            next.prefetch_objects();
+        }
         step(&mut ahead);
         if let Some(after_next) = ahead.get() {
             after_next.prefetch();
@@ -223,8 +234,19 @@ pub struct BackToFront<'a, T> {
     reading_back: Reading<'a, T>,
     reading_front: Reading<'a, T>,
     remaining: usize,
+    /// Whether to prefetch objects a block ahead: only when there are
+    /// enough of them that they are unlikely to sit in the cache already,
+    /// where the prefetches would be pure overhead.
+    prefetch_objects: bool,
     traversal: Traversal<'a>,
 }
+
+/// The number of objects from which a traversal prefetches them a block
+/// ahead. Measured on the development machine (2 MiB of L2 per core),
+/// against a `Vec` of the same handles: below about 20,000 objects the
+/// prefetches only add work (up to 1.5x slower at 10,000), from about
+/// 30,000 they pay (0.8x at 10^5 after churn).
+const PREFETCH_OBJECTS_FROM: usize = 1 << 15;
 
 impl<'a, T> BackToFront<'a, T> {
     /// A walk over the `len` objects of `sections`; one that `counts`
@@ -242,6 +264,7 @@ impl<'a, T> BackToFront<'a, T> {
             reading_back: Reading::NONE,
             reading_front: Reading::NONE,
             remaining: len,
+            prefetch_objects: len >= PREFETCH_OBJECTS_FROM,
             traversal: Traversal::new(state, counts),
         }
     }
@@ -268,7 +291,7 @@ impl<'a, T> BackToFront<'a, T> {
             Way::FromFront => (&mut self.front, &mut self.reading_front),
         };
         if reading.unvisited == 0 {
-            *reading = position.advance(&self.sections, way)?;
+            *reading = position.advance(&self.sections, way, self.prefetch_objects)?;
         }
         self.remaining -= 1;
         reading.take(way)
@@ -319,6 +342,7 @@ impl<T> Clone for BackToFront<'_, T> {
             reading_back: self.reading_back,
             reading_front: self.reading_front,
             remaining: self.remaining,
+            prefetch_objects: self.prefetch_objects,
             traversal: self.traversal.clone(),
         }
     }

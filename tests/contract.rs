@@ -477,6 +477,56 @@ fn point6_nested_traversals_see_every_pair() {
     assert_eq!(pairs.len(), 25, "every ordered pair exactly once");
 }
 
+/// A collection large enough that traversals prefetch objects a block ahead
+/// (from 32,768 objects; fewer under Miri), churned so blocks have holes and
+/// sit apart: both orders, and both ends meeting in the middle, still match
+/// the model.
+#[test]
+fn point6_large_churned_collections_traverse_exactly_once_in_order() {
+    let count: usize = if cfg!(miri) { 400 } else { 40_000 };
+    let zs = [z(0.0), z(3.0), z(-1.25), z(7.5), DEFAULT_Z];
+    let objects: Vec<Obj> = (0..count).map(|i| obj(zs[i % zs.len()])).collect();
+    let mut c = fixed(5);
+    add_all(&mut c, &objects);
+    // The model: (z, seq) per object.
+    let mut keys: Vec<(I16F16, usize)> = (0..count).map(|i| (objects[i].get(), i)).collect();
+    let mut seq = count;
+    // Churn: every third object moves to another Z, every seventh is
+    // removed and added back.
+    for i in (0..count).step_by(3) {
+        objects[i].set(zs[(i / 3) % zs.len()]);
+        c.change(&objects[i]).unwrap();
+        keys[i] = (objects[i].get(), seq);
+        seq += 1;
+    }
+    for i in (0..count).step_by(7) {
+        c.remove(&objects[i]).unwrap();
+        c.add(&objects[i]).unwrap();
+        keys[i] = (objects[i].get(), seq);
+        seq += 1;
+    }
+    let mut expected: Vec<usize> = (0..count).collect();
+    expected.sort_by_key(|&i| keys[i]);
+    // Name objects by address: a search per object would be quadratic.
+    let ids: std::collections::HashMap<*const ZObject<Sprite>, usize> = objects
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (Rc::as_ptr(o), i))
+        .collect();
+    let id = |o: &ZObject<Sprite>| ids[&std::ptr::from_ref(o)];
+    let back_to_front: Vec<usize> = c.back_to_front().map(id).collect();
+    assert_eq!(back_to_front, expected);
+    let mut front_to_back: Vec<usize> = c.front_to_back().map(id).collect();
+    front_to_back.reverse();
+    assert_eq!(front_to_back, expected);
+    let mut it = c.back_to_front();
+    let mut front: Vec<usize> = it.by_ref().take(count / 3).map(id).collect();
+    let mut back: Vec<usize> = it.rev().map(id).collect();
+    back.reverse();
+    front.extend(back);
+    assert_eq!(front, expected, "both ends, meeting in the middle");
+}
+
 // ---- Removing and re-Z-ing while walking ---------------------------------
 
 #[test]
