@@ -186,15 +186,19 @@ impl<T, L: Levels<T>> Collection<T, L> {
 
     /// Removes every object, giving back the collection's handles, and frees
     /// every non-optimized bucket.
+    ///
+    /// O(n + b) for `n` objects and `b` non-optimized buckets, plus the
+    /// levels that hold objects: empty levels are skipped, as traversals
+    /// skip them.
     pub fn clear(&mut self) {
         // Every object forgets its place before any is released, so an
         // object's `Drop` that panics cannot leave another pointing at a
         // freed block.
-        for bucket in self.levels.layout().all_buckets() {
+        for bucket in self.sections().occupied_buckets() {
             bucket.forget_places();
         }
         let mut released = LinkedList::new(BlockAdapter::NEW);
-        for bucket in self.levels.layout().all_buckets() {
+        for bucket in self.sections().occupied_buckets() {
             // SAFETY: we hold the collection by `&mut`, and the places of
             // the objects were just cleared.
             let blocks = unsafe { bucket.take_blocks() };

@@ -308,16 +308,15 @@ impl<T> LevelsImpl<T> for FixedPointLevels<T> {
     }
 
     fn free_nonoptimized(&mut self) {
+        // The list's handles go first, so unlinking a bucket from the chain
+        // drops its last one.
         self.emptied.get_mut().clear();
-        self.index.get_mut().clear();
-        let mut cursor = self.chain.get_mut().front_mut();
-        while let Some(bucket) = cursor.get() {
-            if bucket.kind() == BucketKind::Between {
-                debug_assert!(bucket.is_empty());
-                cursor.remove();
-            } else {
-                cursor.move_next();
-            }
+        let chain = self.chain.get_mut();
+        for (_, bucket) in core::mem::take(self.index.get_mut()) {
+            // SAFETY: every bucket of the index is in the chain, and its
+            // pointer comes from `Rc::as_ptr`.
+            let freed = unsafe { chain.cursor_mut_from_ptr(bucket.as_ptr()) }.remove();
+            debug_assert!(freed.is_some_and(|bucket| bucket.is_empty()));
         }
         self.nonoptimized.set(0);
     }

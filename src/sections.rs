@@ -19,7 +19,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ptr::NonNull;
 
-use intrusive_collections::{LinkedList, linked_list};
+use intrusive_collections::LinkedList;
 
 use crate::bucket::{Bucket, ChainAdapter};
 
@@ -68,11 +68,21 @@ impl Occupancy {
         }
     }
 
-    /// Every section empty.
+    /// Every section empty, in time proportional to the occupied ones (and
+    /// a summary word per 4096 sections), not to all of them.
     pub(crate) fn clear(&mut self) {
-        self.counts.fill(0);
-        self.words.fill(0);
-        self.summary.fill(0);
+        for (index, summary) in self.summary.iter_mut().enumerate() {
+            let mut words = core::mem::take(summary);
+            while words != 0 {
+                let word = index * 64 + words.trailing_zeros() as usize;
+                words &= words - 1;
+                let mut sections = core::mem::take(&mut self.words[word]);
+                while sections != 0 {
+                    self.counts[word * 64 + sections.trailing_zeros() as usize] = 0;
+                    sections &= sections - 1;
+                }
+            }
+        }
     }
 
     /// The first occupied section at or after `section`.
@@ -140,33 +150,6 @@ pub(crate) enum Layout<'a, T> {
     Array(&'a [Bucket<T>]),
 }
 
-impl<'a, T> Layout<'a, T> {
-    /// Every bucket, in no particular order.
-    pub(crate) fn all_buckets(self) -> AllBuckets<'a, T> {
-        match self {
-            Layout::Chain { chain, .. } => AllBuckets::Chain(chain.iter()),
-            Layout::Array(buckets) => AllBuckets::Array(buckets.iter()),
-        }
-    }
-}
-
-/// The iterator of [`Layout::all_buckets`].
-pub(crate) enum AllBuckets<'a, T> {
-    Chain(linked_list::Iter<'a, ChainAdapter<T>>),
-    Array(core::slice::Iter<'a, Bucket<T>>),
-}
-
-impl<'a, T> Iterator for AllBuckets<'a, T> {
-    type Item = &'a Bucket<T>;
-
-    fn next(&mut self) -> Option<&'a Bucket<T>> {
-        match self {
-            AllBuckets::Chain(chain) => chain.next(),
-            AllBuckets::Array(array) => array.next(),
-        }
-    }
-}
-
 impl<T> Clone for Layout<'_, T> {
     fn clone(&self) -> Self {
         *self
@@ -191,6 +174,17 @@ impl<T> Clone for Sections<'_, T> {
 impl<T> Copy for Sections<'_, T> {}
 
 impl<'a, T> Sections<'a, T> {
+    /// Every bucket of the occupied sections, back to front: all the buckets
+    /// that may hold an object.
+    pub(crate) fn occupied_buckets(self) -> impl Iterator<Item = &'a Bucket<T>> {
+        let mut next = self.first();
+        core::iter::from_fn(move || {
+            let bucket = next?;
+            next = self.next(bucket);
+            Some(bucket)
+        })
+    }
+
     /// The back-most bucket of the first occupied section.
     pub(crate) fn first(&self) -> Option<&'a Bucket<T>> {
         self.first_of(self.occupancy.next_from(0)?)

@@ -658,6 +658,10 @@ fn clear_frees_non_optimized_buckets_and_keeps_the_collection_usable() {
         .collect();
     add_all(&mut c, &objects);
     assert_eq!(c.nonoptimized_buckets(), 3);
+    // The negatives' bucket is emptied, waiting to be pruned, in a section
+    // that no longer holds objects: clear frees it all the same.
+    c.remove(&objects[1]).unwrap();
+    assert_eq!(c.nonoptimized_buckets(), 3);
     c.clear();
     assert_eq!((c.len(), c.nonoptimized_buckets()), (0, 0));
     assert!(
@@ -667,6 +671,19 @@ fn clear_frees_non_optimized_buckets_and_keeps_the_collection_usable() {
     );
     add_all(&mut c, &objects);
     assert_eq!(b2f(&c, &objects), [1, 0, 2, 3, 4]);
+
+    // Many levels, few of them used: clear empties the used ones.
+    let mut c = fixed(MAX_LEVEL_LIMIT);
+    let objects: Vec<Obj> = [0.0, 4000.0, 4000.0, 32767.0, 4000.5]
+        .iter()
+        .map(|&v| obj(z(v)))
+        .collect();
+    add_all(&mut c, &objects);
+    c.clear();
+    assert!(c.is_empty() && c.back_to_front().next().is_none());
+    assert!(objects.iter().all(|o| Rc::strong_count(o) == 1));
+    add_all(&mut c, &objects[1..3]);
+    assert_eq!(b2f(&c, &objects), [1, 2]);
 }
 
 // ---- Handles come back: nothing leaks ------------------------------------
