@@ -251,6 +251,9 @@ fn write_chart(path: &Path, reports: &[Report]) -> Result<(), Box<dyn std::error
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 16))
             .y_label_formatter(&|micros| format!("{micros:.0}"))
+            // Log-scale light lines crowd into a grey band near each power
+            // of ten; one between labels is enough.
+            .max_light_lines(1)
             .draw()?;
         for (run, color) in report.runs.iter().zip(COLORS) {
             chart
