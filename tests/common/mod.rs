@@ -10,7 +10,8 @@
 #![allow(dead_code)] // each test crate uses a different part
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use zorder::{
@@ -65,26 +66,64 @@ pub struct ModelCollection {
     pub kind: Kind,
     /// object -> (z, seq of its last add/change)
     pub members: BTreeMap<usize, (I16F16, u64)>,
+    /// The same pairs, ordered: back to front is this set's order. (Kept
+    /// beside `members` so the harness need not sort after every step.)
+    order: BTreeSet<((I16F16, u64), usize)>,
+    /// Live objects per Z that needs a non-optimized bucket.
+    nonoptimized: BTreeMap<I16F16, usize>,
 }
 
 impl ModelCollection {
+    fn new(kind: Kind) -> Self {
+        ModelCollection {
+            kind,
+            members: BTreeMap::new(),
+            order: BTreeSet::new(),
+            nonoptimized: BTreeMap::new(),
+        }
+    }
+
     pub fn back_to_front(&self) -> Vec<usize> {
-        let mut order: Vec<_> = self.members.iter().map(|(&id, &key)| (key, id)).collect();
-        order.sort();
-        order.into_iter().map(|(_, id)| id).collect()
+        self.order.iter().map(|&(_, id)| id).collect()
     }
 
     /// Distinct Z values among live objects that need a non-optimized bucket.
     pub fn distinct_nonoptimized(&self) -> usize {
-        let mut zs: Vec<I16F16> = self
-            .members
-            .values()
-            .map(|&(z, _)| z)
-            .filter(|&z| z != DEFAULT_Z && !self.kind.is_optimized(z))
-            .collect();
-        zs.sort();
-        zs.dedup();
-        zs.len()
+        self.nonoptimized.len()
+    }
+
+    fn needs_nonoptimized_bucket(&self, z: I16F16) -> bool {
+        z != DEFAULT_Z && !self.kind.is_optimized(z)
+    }
+
+    fn insert(&mut self, id: usize, key: (I16F16, u64)) {
+        self.remove(id);
+        self.members.insert(id, key);
+        self.order.insert((key, id));
+        if self.needs_nonoptimized_bucket(key.0) {
+            *self.nonoptimized.entry(key.0).or_default() += 1;
+        }
+    }
+
+    fn remove(&mut self, id: usize) {
+        let Some(key) = self.members.remove(&id) else {
+            return;
+        };
+        self.order.remove(&(key, id));
+        if self.needs_nonoptimized_bucket(key.0) {
+            let count = self.nonoptimized.get_mut(&key.0).expect("counted");
+            *count -= 1;
+            if *count == 0 {
+                self.nonoptimized.remove(&key.0);
+            }
+        }
+    }
+
+    fn clear(&mut self) -> Vec<usize> {
+        let ids = std::mem::take(&mut self.members).into_keys().collect();
+        self.order.clear();
+        self.nonoptimized.clear();
+        ids
     }
 }
 
@@ -102,10 +141,7 @@ impl Model {
         Model {
             collections: kinds
                 .iter()
-                .map(|&kind| ModelCollection {
-                    kind,
-                    members: BTreeMap::new(),
-                })
+                .map(|&kind| ModelCollection::new(kind))
                 .collect(),
             home: BTreeMap::new(),
             seq: 0,
@@ -123,7 +159,7 @@ impl Model {
 
     fn file(&mut self, c: usize, id: usize, z: I16F16) {
         self.seq += 1;
-        self.collections[c].members.insert(id, (z, self.seq));
+        self.collections[c].insert(id, (z, self.seq));
         self.home.insert(id, c);
     }
 
@@ -149,13 +185,13 @@ impl Model {
         if self.home.get(&id) != Some(&c) {
             return Err(ZError::NotInCollection);
         }
-        self.collections[c].members.remove(&id);
+        self.collections[c].remove(id);
         self.home.remove(&id);
         Ok(())
     }
 
     pub fn clear(&mut self, c: usize) {
-        for id in std::mem::take(&mut self.collections[c].members).into_keys() {
+        for id in self.collections[c].clear() {
             self.home.remove(&id);
         }
     }
@@ -206,13 +242,41 @@ pub enum Op {
     },
 }
 
+/// Object indices by address.
+type Ids = HashMap<*const ZObject<Cell<I16F16>>, usize, BuildHasherDefault<AddressHasher>>;
+
+/// Hashes an address with one multiplication: the harness names every
+/// object each traversal yields, and SipHash cost more than the rest of a
+/// fuzz step.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_usize(self.0 as usize ^ usize::from(byte));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        // Fibonacci hashing; the high half is folded down, since the table
+        // indexes by the low bits and addresses end in zero bits.
+        let product = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = product ^ (product >> 32);
+    }
+}
+
 /// Real collections and the model, run side by side.
 pub struct Harness {
     pub collections: Vec<Box<dyn ZCollection<Cell<I16F16>>>>,
     pub objects: Vec<Obj>,
     /// Each object's index in `objects`, by address, so naming what a
     /// traversal yields is O(1) rather than a search of every handle.
-    ids: HashMap<*const ZObject<Cell<I16F16>>, usize>,
+    ids: Ids,
     pub model: Model,
     /// Plain traversals since the last successful mutation, per collection.
     quiet_traversals: Vec<u32>,
@@ -467,10 +531,7 @@ impl Harness {
 }
 
 /// The index of `object` among the harness's objects.
-fn id_of(
-    ids: &HashMap<*const ZObject<Cell<I16F16>>, usize>,
-    object: &ZObject<Cell<I16F16>>,
-) -> usize {
+fn id_of(ids: &Ids, object: &ZObject<Cell<I16F16>>) -> usize {
     *ids.get(&std::ptr::from_ref(object))
         .expect("a traversal yields only known objects")
 }
