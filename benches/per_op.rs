@@ -1,7 +1,8 @@
 //! Per-operation cost at 10^3 to 10^6 live objects (the legacy array up to
 //! 10^5 only): add then remove, a change at an optimized level, a legacy
 //! creation (default Z, then the layer's Z), and a change to a fractional Z
-//! while k other fractional buckets exist.
+//! while k other fractional buckets exist; and, as the floor under them all,
+//! reading one field of a random object.
 //!
 //! Each world is built once per backend and size, outside the timing. The
 //! sorting backends only mark their list dirty here; they pay at the next
@@ -12,12 +13,13 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 use support::scenario::SEED;
-use support::{Backend, DEFAULT_Z, I16F16, Rng, Scenario, Sprite, World};
+use support::{Backend, DEFAULT_Z, I16F16, Rng, Scenario, Sprite, World, ZorderFixedPoint};
 
 const SIZES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
 
@@ -109,6 +111,20 @@ fn natural_ops<B: Backend>(c: &mut Criterion, objects: usize) {
     }
 }
 
+/// The floor under every per-operation cost: reading one field of a random
+/// object, which any operation on that object pays (a cache miss once the
+/// objects outgrow the cache). Measured on zorder's own handles; the
+/// growth of the other rows from 10^3 to 10^6 objects is mostly this.
+fn touch_random_object(c: &mut Criterion, objects: usize) {
+    let world = world::<ZorderFixedPoint>(objects);
+    let handles = world.handles();
+    let mut rng = Rng::new(SEED ^ 4);
+    c.benchmark_group("per_op/touch_random_object")
+        .bench_function(BenchmarkId::new(ZorderFixedPoint::NAME, objects), |b| {
+            b.iter(|| black_box(rng.pick(handles).sprite().x));
+        });
+}
+
 /// `change` of a random object to one of `k` fractional Z values between
 /// levels 7 and 8, each already holding an object, so `k` fractional
 /// buckets exist and zorder walks among them from level 7.
@@ -135,6 +151,7 @@ fn fractional_change<B: Backend>(c: &mut Criterion, objects: usize, k: i32) {
 
 fn all_backends(c: &mut Criterion) {
     for objects in SIZES {
+        touch_random_object(c, objects);
         support::for_each_backend!(natural_ops(c, objects));
     }
     for objects in [1_000, 1_000_000] {
