@@ -358,6 +358,15 @@ impl Harness {
                 let (mut front, mut back) = (Vec::new(), Vec::new());
                 loop {
                     assert_eq!(it.len(), expected.len() - front.len() - back.len());
+                    if front.len() == 1 {
+                        // A clone taken midway walks on from the same place,
+                        // from either end.
+                        let rest = &expected[front.len()..expected.len() - back.len()];
+                        assert_eq!(self.ids(it.clone()), rest, "a clone");
+                        let mut reversed = self.ids(it.clone().rev());
+                        reversed.reverse();
+                        assert_eq!(reversed, rest, "a clone, from the front");
+                    }
                     let Some(o) = it.next() else { break };
                     front.push(self.id_of(o));
                     let Some(o) = it.next_back() else { break };
