@@ -113,8 +113,10 @@ fn natural_ops<B: Backend>(c: &mut Criterion, objects: usize) {
 
 /// The floor under every per-operation cost: reading one field of a random
 /// object, which any operation on that object pays (a cache miss once the
-/// objects outgrow the cache). Measured on zorder's own handles; the
-/// growth of the other rows from 10^3 to 10^6 objects is mostly this.
+/// objects outgrow the cache). Measured on zorder's own handles. An
+/// operation pays several such misses in a row (the object, and for zorder
+/// its blocks too), so the other rows grow by a multiple of this floor's
+/// growth from 10^3 to 10^6 objects.
 fn touch_random_object(c: &mut Criterion, objects: usize) {
     let world = world::<ZorderFixedPoint>(objects);
     let handles = world.handles();

@@ -72,14 +72,9 @@ impl Occupancy {
     /// a summary word per 4096 sections), not to all of them.
     pub(crate) fn clear(&mut self) {
         for (index, summary) in self.summary.iter_mut().enumerate() {
-            let mut words = core::mem::take(summary);
-            while words != 0 {
-                let word = index * 64 + words.trailing_zeros() as usize;
-                words &= words - 1;
-                let mut sections = core::mem::take(&mut self.words[word]);
-                while sections != 0 {
-                    self.counts[word * 64 + sections.trailing_zeros() as usize] = 0;
-                    sections &= sections - 1;
+            for word in set_bits(core::mem::take(summary)).map(|bit| index * 64 + bit) {
+                for bit in set_bits(core::mem::take(&mut self.words[word])) {
+                    self.counts[word * 64 + bit] = 0;
                 }
             }
         }
@@ -135,6 +130,17 @@ impl Occupancy {
             bits = self.summary[index];
         }
     }
+}
+
+/// The indices of the bits set in `bits`, lowest first.
+fn set_bits(mut bits: u64) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        (bits != 0).then(|| {
+            let bit = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            bit
+        })
+    })
 }
 
 /// How a collection lays its buckets out, for walking them in order.

@@ -257,8 +257,10 @@ impl Hasher for AddressHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
+        // Not reached for pointer keys (they hash through `write_usize`);
+        // each byte is mixed into the state like a word.
         for &byte in bytes {
-            self.write_usize(self.0 as usize ^ usize::from(byte));
+            self.write_usize(usize::from(byte));
         }
     }
 
