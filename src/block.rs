@@ -1,341 +1,249 @@
-//! A block: a fixed run of slots, each holding one object or nothing. A
-//! bucket keeps its objects in a chain of blocks (an unrolled list), so a
-//! traversal reads object pointers from contiguous memory and the loads of
-//! the objects themselves can overlap, instead of waiting on one link per
-//! object.
+//! A block: a fixed run of slots, each holding one entry or nothing, and a
+//! bit mask of the occupied ones. A bucket keeps its entries in a chain of
+//! blocks (an unrolled list), so a traversal reads them from contiguous
+//! memory instead of following one link per entry.
 //!
-//! A block fills from its first slot to its last; removing an object clears
-//! its slot in O(1). A bit mask tells which slots hold an object, so walks
-//! over a block jump from object to object with no unpredictable branch per
-//! hole. The holes are reclaimed by compacting the tail block before it
-//! would overflow, and by merging a sparse block into a neighbour. Each
-//! object caches its block and slot, and every move updates them. See
-//! [`bucket`](crate::bucket) for when blocks are compacted and merged.
-//!
-//! This module holds `unsafe` code. Its invariants, relied on by `bucket`:
-//!
-//! 1. A slot holds an object pointer `p` (and its bit in the mask is set)
-//!    exactly while the object at `p` caches this block and this slot as
-//!    its place; `p` comes from `Rc::into_raw`, and the slot owns that
-//!    strong count.
-//! 2. Blocks are mutated only by code with exclusive access (`&mut`) to the
-//!    collection owning them; all their mutable state sits in cells, so
-//!    shared references handed to traversals stay valid until then.
-//! 3. A block pointer cached in an object, or passed as `this` below, comes
-//!    from `Rc::as_ptr` or from the block list itself, never from a
-//!    reference, so it carries the provenance of the whole allocation.
+//! A block fills from its first slot to its last; taking an entry out
+//! clears its slot in O(1). The holes are reclaimed by compacting a block
+//! before it would overflow and by merging two sparse neighbours (see
+//! [`buckets`](crate::buckets) for when). Both report every entry they move,
+//! so the caller can write its new place.
 
-use alloc::rc::Rc;
-use core::cell::Cell;
-use core::ptr::NonNull;
+use crate::entry::Entry;
+use crate::place::BLOCK_SLOTS;
+use crate::pool::NONE;
 
-use intrusive_collections::{LinkedListLink, intrusive_adapter};
-
-use crate::ZObject;
-use crate::bucket::Bucket;
-
-/// Slots per block: as many as bits in a [`Mask`]. 32 pointers are four
-/// cache lines; a traversal follows one block link per 32 objects at most,
-/// and a compaction or a merge moves at most 32 objects.
-pub(crate) const SLOTS: usize = Mask::BITS as usize;
-
-/// One bit per slot: set while the slot holds an object.
+/// One bit per slot: set while the slot holds an entry.
 pub(crate) type Mask = u32;
 
-intrusive_adapter!(pub(crate) BlockAdapter<T> = Rc<Block<T>>: Block<T> { link => LinkedListLink });
-
-/// A run of [`SLOTS`] object slots in a bucket's chain of blocks.
-///
-/// `repr(C)` keeps what every operation reads (the bucket, the mask and the
-/// links) together in the first cache line, ahead of the slots.
-#[repr(C)]
-pub(crate) struct Block<T> {
-    /// The bucket whose chain this block is in; never changes.
-    bucket: NonNull<Bucket<T>>,
-    /// Which slots hold an object. The next object goes right after the
-    /// highest one.
-    occupied: Cell<Mask>,
-    /// How many slots hold an object: the bits set in `occupied`, counted
-    /// as they change, since `count_ones` is a dozen instructions on a
-    /// target without a population-count instruction (baseline x86-64).
-    live: Cell<u8>,
-    link: LinkedListLink,
-    slots: [Cell<Option<NonNull<ZObject<T>>>>; SLOTS],
-}
+const _: () = assert!(Mask::BITS as usize == BLOCK_SLOTS);
 
 /// The slots `0..n`, as a mask.
 fn first_slots(n: usize) -> Mask {
-    Mask::MAX.checked_shr((SLOTS - n) as u32).unwrap_or(0)
+    Mask::MAX.checked_shr((BLOCK_SLOTS - n) as u32).unwrap_or(0)
 }
 
-impl<T> Block<T> {
-    pub(crate) fn new(bucket: NonNull<Bucket<T>>) -> Self {
+/// A run of [`BLOCK_SLOTS`] slots in a bucket's chain of blocks.
+pub(crate) struct Block<E: Entry> {
+    slots: [E::Slot; BLOCK_SLOTS],
+    /// Which slots hold an entry. The next entry goes right after the
+    /// highest one.
+    occupied: Mask,
+    /// How many slots hold an entry (the bits of `occupied`, counted as
+    /// they change).
+    live: u8,
+    /// The neighbouring blocks of the bucket's chain, or `NONE`.
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    /// The bucket whose chain this is.
+    pub(crate) bucket: u32,
+}
+
+impl<E: Entry> Block<E> {
+    /// An empty block of `bucket`; `template` fills the unused slots.
+    pub(crate) fn new(template: &E, bucket: u32) -> Self {
         Block {
-            link: LinkedListLink::new(),
+            slots: core::array::from_fn(|_| template.vacant()),
+            occupied: 0,
+            live: 0,
+            prev: NONE,
+            next: NONE,
             bucket,
-            occupied: Cell::new(0),
-            live: Cell::new(0),
-            slots: [const { Cell::new(None) }; SLOTS],
         }
     }
 
-    pub(crate) fn bucket(&self) -> NonNull<Bucket<T>> {
-        self.bucket
+    /// Makes a spare block an empty block of `bucket`.
+    pub(crate) fn reset(&mut self, bucket: u32) {
+        debug_assert_eq!(self.occupied, 0);
+        self.prev = NONE;
+        self.next = NONE;
+        self.bucket = bucket;
     }
 
-    /// Which slots hold an object.
+    /// Which slots hold an entry.
     #[inline]
     pub(crate) fn occupied(&self) -> Mask {
-        self.occupied.get()
+        self.occupied
     }
 
-    /// One past the highest slot holding an object: where the next append
-    /// goes.
+    /// One past the highest slot holding an entry: where the next goes.
     #[inline]
-    pub(crate) fn end(&self) -> usize {
-        SLOTS - self.occupied().leading_zeros() as usize
+    fn end(&self) -> usize {
+        BLOCK_SLOTS - self.occupied.leading_zeros() as usize
     }
 
-    /// Objects in the block.
+    /// Entries in the block.
     #[inline]
     pub(crate) fn live(&self) -> usize {
-        usize::from(self.live.get())
+        usize::from(self.live)
     }
 
-    /// Whether no slot is left for an append.
+    /// Whether no slot is left after the highest entry.
     pub(crate) fn is_full(&self) -> bool {
-        self.end() == SLOTS
+        self.end() == BLOCK_SLOTS
     }
 
-    /// The object in `slot`, which holds one.
+    /// The entry in `slot`, which holds one.
     #[inline]
-    fn object(&self, slot: usize) -> NonNull<ZObject<T>> {
-        self.slot(slot).expect("an occupied slot")
+    pub(crate) fn get(&self, slot: usize) -> &E {
+        E::get(&self.slots[slot])
     }
 
-    /// Asks the CPU to start loading the block into its cache (a hint; a
-    /// no-op where the target has no prefetch instruction we use).
-    #[inline(always)]
-    pub(crate) fn prefetch(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let start = core::ptr::from_ref(self).cast::<i8>();
-            for line in (0..size_of::<Self>()).step_by(64) {
-                // SAFETY: a prefetch is only a hint: it reads nothing and
-                // cannot fault, and the address stays inside this block.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(line)) };
-            }
-        }
+    /// The entry in `slot`, if it holds one.
+    pub(crate) fn get_checked(&self, slot: usize) -> Option<&E> {
+        (slot < BLOCK_SLOTS && self.occupied & (1 << slot) != 0).then(|| self.get(slot))
     }
 
-    /// Asks the CPU to start loading the first cache line of every object
-    /// of the block (a hint, like [`prefetch`](Self::prefetch)).
-    #[inline(always)]
-    pub(crate) fn prefetch_objects(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            for (_, object) in self.objects() {
-                // SAFETY: a prefetch is only a hint: it reads nothing and
-                // cannot fault, whatever the address.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(object.as_ptr().cast::<i8>()) };
-            }
-        }
-    }
-
-    /// What `slot` holds.
-    #[inline(always)]
-    pub(crate) fn slot(&self, slot: usize) -> Option<NonNull<ZObject<T>>> {
-        self.slots[slot % SLOTS].get()
-    }
-
-    /// The objects of the block, in slot order.
-    fn objects(&self) -> impl Iterator<Item = (usize, NonNull<ZObject<T>>)> + '_ {
-        let mut bits = self.occupied();
+    /// The entries of the block, in slot order, with their slots.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (usize, &E)> + '_ {
+        let mut bits = self.occupied;
         core::iter::from_fn(move || {
-            let slot = bits.trailing_zeros() as usize;
             (bits != 0).then(|| {
+                let slot = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                (slot, self.object(slot))
+                (slot, self.get(slot))
             })
         })
     }
 
-    /// Puts `object` in the next free slot and records the place in it.
-    ///
-    /// # Safety
-    ///
-    /// `this` points to this very block (invariant 3), which is not full,
-    /// and `object` comes from `Rc::into_raw` and is in no collection.
-    pub(crate) unsafe fn push(&self, this: NonNull<Block<T>>, object: NonNull<ZObject<T>>) {
-        debug_assert!(core::ptr::eq(this.as_ptr(), self) && !self.is_full());
+    /// Puts `entry` in the slot after the highest entry, and returns that
+    /// slot. The block must not be full.
+    pub(crate) fn push(&mut self, entry: E) -> usize {
         let slot = self.end();
-        // SAFETY: by this function's contract.
-        unsafe { self.put(this, slot, object) };
-        self.occupied.set(self.occupied() | 1 << slot);
-        self.live.set(self.live.get() + 1);
+        self.slots[slot] = entry.into_slot();
+        self.occupied |= 1 << slot;
+        self.live += 1;
+        slot
     }
 
-    /// Puts `object` in `slot` and records the place in it; the mask is the
-    /// caller's business.
-    ///
-    /// # Safety
-    ///
-    /// `this` points to this very block (invariant 3), and `object` is
-    /// alive, owned by whichever slot the caller empties for it.
-    #[inline]
-    unsafe fn put(&self, this: NonNull<Block<T>>, slot: usize, object: NonNull<ZObject<T>>) {
-        self.slots[slot].set(Some(object));
-        // SAFETY: the object is alive, by this function's contract.
-        unsafe { object.as_ref() }.set_place(Some((this, slot as u8)));
+    /// Takes the entry out of `slot`, which holds one.
+    pub(crate) fn take(&mut self, slot: usize) -> E {
+        debug_assert!(self.occupied & (1 << slot) != 0);
+        self.occupied &= !(1 << slot);
+        self.live -= 1;
+        E::take(&mut self.slots[slot])
     }
 
-    /// Empties `slot` and gives back the pointer it held, whose strong count
-    /// the caller now owns and whose place the caller clears.
-    pub(crate) fn take(&self, slot: u8) -> NonNull<ZObject<T>> {
-        let slot = usize::from(slot);
-        let pointer = self.object(slot);
-        self.slots[slot].set(None);
-        self.occupied.set(self.occupied() & !(1 << slot));
-        self.live.set(self.live.get() - 1);
-        pointer
-    }
-
-    /// Moves the objects to the front of the block, in order, closing the
-    /// holes, and tells each object that moved its new slot.
-    ///
-    /// # Safety
-    ///
-    /// `this` points to this very block (invariant 3), and the caller holds
-    /// exclusive access.
-    pub(crate) unsafe fn compact(&self, this: NonNull<Block<T>>) {
+    /// Moves the entries to the front of the block, in order, closing the
+    /// holes, and reports each entry that moved with its new slot.
+    pub(crate) fn compact(&mut self, mut moved: impl FnMut(&E, usize)) {
         let live = self.live();
-        // Only the objects above the first hole move.
-        let settled = self.occupied().trailing_ones() as usize;
-        let moving = self.occupied() & !first_slots(settled);
-        let mut bits = moving;
+        let settled = self.occupied.trailing_ones() as usize;
+        let mut bits = self.occupied & !first_slots(settled);
         let mut to = settled;
         while bits != 0 {
             let from = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let object = self.object(from);
-            self.slots[from].set(None);
-            // SAFETY: the object moves from one slot of this block to
-            // another, which takes over its strong count.
-            unsafe { self.put(this, to, object) };
+            let entry = E::take(&mut self.slots[from]);
+            self.slots[to] = entry.into_slot();
+            moved(self.get(to), to);
             to += 1;
         }
-        self.occupied.set(first_slots(live));
+        self.occupied = first_slots(live);
     }
 
-    /// Takes in every object of `other`, which comes right before this block
-    /// (`other_first`) or right after it: the objects of both are packed
-    /// from slot 0, in order, and each object that moved is told its new
-    /// place; `other` is left empty, for the caller to unlink and free.
-    ///
-    /// # Safety
-    ///
-    /// `this` points to this very block and `other` to another block of the
-    /// same bucket (invariant 3), holding no more than [`SLOTS`] objects
-    /// together, and the caller holds exclusive access.
-    pub(crate) unsafe fn absorb(
-        &self,
-        this: NonNull<Block<T>>,
-        other: NonNull<Block<T>>,
+    /// Takes in every entry of `other`, which comes right before this block
+    /// (`other_first`) or right after it: the entries of both are packed
+    /// from slot 0, in order, and each entry that changed slot or block is
+    /// reported. `other` is left empty. Together they hold at most
+    /// [`BLOCK_SLOTS`] entries.
+    pub(crate) fn absorb(
+        &mut self,
+        other: &mut Block<E>,
         other_first: bool,
+        mut moved: impl FnMut(&E, usize),
     ) {
-        // SAFETY: a live block of the same bucket, by this function's
-        // contract.
-        let other = unsafe { other.as_ref() };
-        debug_assert!(self.live() + other.live() <= SLOTS);
-        // The packed run goes through a copy on the stack: when `other`
-        // comes first, its objects land on slots this block's objects still
-        // hold.
-        let mut packed = [None; SLOTS];
+        debug_assert!(self.live() + other.live() <= BLOCK_SLOTS);
+        // Out first, then back in order: when `other` comes first, its
+        // entries land on slots this block's entries still hold.
+        let mut packed: [Option<(E, bool)>; BLOCK_SLOTS] = [const { None }; BLOCK_SLOTS];
         let mut len = 0;
-        let (front, back) = if other_first {
-            (other, self)
-        } else {
-            (self, other)
-        };
-        for block in [front, back] {
-            for (slot, object) in block.objects() {
-                let stays = core::ptr::eq(block, self) && slot == len;
-                packed[len] = Some((object, stays));
+        for own in [!other_first, other_first] {
+            let block = if own { &mut *self } else { &mut *other };
+            let mut bits = block.occupied;
+            while bits != 0 {
+                let slot = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                packed[len] = Some((E::take(&mut block.slots[slot]), own && slot == len));
                 len += 1;
             }
+            block.occupied = 0;
+            block.live = 0;
         }
-        for (to, entry) in packed.into_iter().enumerate() {
-            match entry {
-                Some((_, true)) => {}
-                // SAFETY: the object moves into this slot from one that is
-                // overwritten or emptied here.
-                Some((object, false)) => unsafe { self.put(this, to, object) },
-                None => self.slots[to].set(None),
+        for (to, entry) in packed.into_iter().enumerate().take(len) {
+            let (entry, stays) = entry.expect("a packed entry");
+            self.slots[to] = entry.into_slot();
+            if !stays {
+                moved(self.get(to), to);
             }
         }
-        self.occupied.set(first_slots(len));
-        self.live.set(len as u8);
-        for (slot, _) in other.objects() {
-            other.slots[slot].set(None);
-        }
-        other.occupied.set(0);
-        other.live.set(0);
-    }
-
-    /// Checks invariant 1 for every slot (debug builds, tests and fuzzing).
-    #[cfg(any(test, debug_assertions))]
-    pub(crate) fn debug_check(&self, this: NonNull<Block<T>>) {
-        assert_eq!(
-            self.live(),
-            self.occupied().count_ones() as usize,
-            "the block counts its objects"
-        );
-        for (slot, cell) in self.slots.iter().enumerate() {
-            let occupied = self.occupied() & (1 << slot) != 0;
-            assert_eq!(
-                cell.get().is_some(),
-                occupied,
-                "slot {slot} and the mask agree"
-            );
-            if let Some(object) = cell.get() {
-                // SAFETY: an occupied slot owns a strong count of its object.
-                let place = unsafe { object.as_ref() }.place();
-                assert!(
-                    place == Some((this, slot as u8)),
-                    "the object caches its place"
-                );
-            }
-        }
-    }
-
-    /// Clears the cached place of every object in the block, without
-    /// releasing anything: the first step of tearing a collection down, so
-    /// that no object can point at a freed block even if dropping another
-    /// object panics.
-    pub(crate) fn forget_places(&self) {
-        for (_, object) in self.objects() {
-            // SAFETY: the slot owns a strong count of the object
-            // (invariant 1), so it is alive.
-            unsafe { object.as_ref() }.set_place(None);
-        }
+        self.occupied = first_slots(len);
+        self.live = len as u8;
     }
 }
 
-impl<T> Drop for Block<T> {
-    /// Releases the objects still in the block: first every object forgets
-    /// its place, then the strong counts are given back, so even a panicking
-    /// `T::drop` leaves no object pointing at a freed block.
-    fn drop(&mut self) {
-        self.forget_places();
-        while self.occupied() != 0 {
-            let slot = self.occupied().trailing_zeros() as u8;
-            let object = self.take(slot);
-            // SAFETY: the pointer came from `Rc::into_raw`, and the slot
-            // owned this strong count, which it gives back exactly once
-            // (it was just taken out).
-            drop(unsafe { Rc::from_raw(object.as_ptr()) });
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    impl Entry for u32 {
+        type Slot = u32;
+        fn vacant(&self) -> u32 {
+            *self
         }
+        fn into_slot(self) -> u32 {
+            self
+        }
+        fn take(slot: &mut u32) -> u32 {
+            *slot
+        }
+        fn get(slot: &u32) -> &u32 {
+            slot
+        }
+        fn same(&self, other: &u32) -> bool {
+            self == other
+        }
+    }
+
+    fn ids(block: &Block<u32>) -> Vec<u32> {
+        block.entries().map(|(_, &id)| id).collect()
+    }
+
+    #[test]
+    fn push_take_compact_and_absorb_keep_the_order_and_report_moves() {
+        let mut a = Block::new(&0, 0);
+        for id in 0..BLOCK_SLOTS as u32 {
+            a.push(id);
+        }
+        assert!(a.is_full());
+        for slot in (0..BLOCK_SLOTS).filter(|slot| slot % 3 != 0) {
+            a.take(slot);
+        }
+        let mut moves = Vec::new();
+        a.compact(|&id, slot| moves.push((id, slot)));
+        assert_eq!(ids(&a), (0..32).step_by(3).collect::<Vec<_>>());
+        assert_eq!(moves.first(), Some(&(3, 1)), "slot 0 stays, 3 moves to 1");
+        assert_eq!(a.get_checked(a.live()), None);
+
+        let mut b = Block::new(&0, 0);
+        for id in 100..105 {
+            b.push(id);
+        }
+        b.take(0);
+        moves.clear();
+        // `b` comes first: its entries go to the front of `a`.
+        a.absorb(&mut b, true, |&id, slot| moves.push((id, slot)));
+        let mut expected: Vec<u32> = (101..105).collect();
+        expected.extend((0..32).step_by(3));
+        assert_eq!(ids(&a), expected);
+        assert_eq!(moves.len(), expected.len(), "every entry moved");
+        assert_eq!((b.live(), b.occupied()), (0, 0));
+
+        let mut c = Block::new(&0, 0);
+        c.push(7);
+        moves.clear();
+        a.absorb(&mut c, false, |&id, slot| moves.push((id, slot)));
+        assert_eq!(moves, [(7, expected.len())], "only the newcomer moved");
     }
 }

@@ -1,106 +1,145 @@
 //! An always-sorted Z-order collection for 2D engines: O(1) add, remove and
-//! change of Z at the common values, O(n) traversal in both directions, and
-//! the exact ordering contract of a legacy J2ME-era engine, so engine ports
-//! draw and dispatch touches in the same order as before.
+//! change of Z at the common Z values, O(log n) at any other, traversal in
+//! both directions at the cost of the entries visited, and the exact
+//! ordering contract of a legacy J2ME-era engine, so ports draw and
+//! dispatch touches in the same order as before.
+//!
+//! New code keeps its objects in its own storage and files their keys:
 //!
 //! ```
-//! use std::cell::Cell;
-//! use std::rc::Rc;
-//! use zorder::{DEFAULT_Z, FixedPointZCollection, I16F16, ZObject, ZSortable};
+//! use zorder::{I16F16, ZOrder};
 //!
-//! struct Sprite {
-//!     name: &'static str,
-//!     z: Cell<I16F16>,
-//! }
+//! struct Sprite { name: &'static str }
+//! let sprites = vec![Sprite { name: "sky" }, Sprite { name: "hero" }, Sprite { name: "coin" }];
 //!
-//! impl ZSortable for Sprite {
-//!     fn z_order(&self) -> I16F16 {
-//!         self.z.get()
-//!     }
-//! }
+//! let mut order = ZOrder::<usize>::new(100)?; // levels 0..=100 are O(1)
+//! order.insert(0, I16F16::from_num(0))?;
+//! order.insert(1, I16F16::from_num(5))?;
+//! order.insert(2, I16F16::from_num(5))?;
 //!
-//! let sprite = |name, z: f64| {
-//!     Rc::new(ZObject::new(Sprite { name, z: Cell::new(I16F16::from_num(z)) }))
-//! };
-//! let (sky, hero, coin) = (sprite("sky", 0.0), sprite("hero", 5.0), sprite("coin", 5.0));
+//! let names = |keys: &mut dyn Iterator<Item = usize>| -> Vec<_> { keys.map(|k| sprites[k].name).collect() };
+//! assert_eq!(names(&mut order.back_to_front()), ["sky", "hero", "coin"]);
 //!
-//! let mut scene = FixedPointZCollection::new(100)?;
-//! for object in [&sky, &hero, &coin] {
-//!     scene.add(object)?;
-//! }
-//! let names = |it: &mut dyn Iterator<Item = &ZObject<Sprite>>| -> Vec<_> { it.map(|s| s.name).collect() };
-//! assert_eq!(names(&mut scene.back_to_front()), ["sky", "hero", "coin"]);
+//! // Re-filing pops a key to the front of its Z, even at the same Z.
+//! order.refile(1)?;
+//! assert_eq!(names(&mut order.front_to_back()), ["hero", "coin", "sky"]);
 //!
-//! // `change` re-files even at the same Z: the hero pops to the front of level 5.
-//! scene.change(&hero)?;
-//! assert_eq!(names(&mut scene.front_to_back()), ["hero", "coin", "sky"]);
-//!
-//! // Any I16F16 is a legal Z, including the default Z new legacy objects get.
-//! coin.z.set(DEFAULT_Z);
-//! scene.change(&coin)?;
-//! scene.remove(&sky)?;
-//! assert_eq!(names(&mut scene.back_to_front()), ["hero", "coin"]);
+//! // Every I16F16 is a Z: negative, fractional, the default Z.
+//! order.set_z(2, I16F16::from_num(-0.25))?;
+//! assert_eq!(order.back_to_front().next(), Some(2));
 //! # Ok::<(), zorder::ZError>(())
 //! ```
 //!
 //! # The idea
 //!
-//! After the Linux O(1) scheduler: one bucket per Z value, each object
-//! appended to its bucket's tail, and each object remembering where it was
-//! filed, so removal needs no search. The order among equal Z is the order
-//! of the objects' last Z-action for free, with no sorting anywhere. A
-//! bucket keeps its objects in blocks of 32 slots, so a traversal reads them
-//! from contiguous memory, and an occupancy bitmap lets it skip empty levels.
+//! After the Linux O(1) scheduler: one bucket per Z value, each entry
+//! appended to its bucket's tail, and each entry remembering where it was
+//! filed, so removal needs no search and the order among equal Z is the
+//! order of the last Z-action, with no sorting anywhere. The natural
+//! levels `0..=max_level` and the default Z ([`DEFAULT_Z`], the Z every
+//! legacy object is created with) have their buckets reached in O(1)
+//! through a quick-access array; a two-level occupancy bitmap lets a
+//! traversal skip empty levels. Buckets keep their entries in blocks of 32
+//! slots, so a traversal reads them from contiguous memory.
 //!
-//! - [`FixedPointZCollection`] takes every `I16F16` Z. Natural levels
-//!   `0..=max_level` and [`DEFAULT_Z`] are O(1); other values find their
-//!   bucket (or its sorted place) through an ordered index, and the buckets
-//!   they open are pruned by traversals once empty.
-//! - [`SimpleZCollection`] takes only natural levels `0..=max_level`, all
-//!   O(1), and refuses any other Z with [`ZError::ZOutOfRange`].
-//! - [`ZCollection`] is the trait over both, like the legacy interface.
+//! Any other Z (negative, fractional, above `max_level`) lives in a B+ tree
+//! of `(Z, entry)` pairs in back-to-front order: its bucket is the run of
+//! equal Z values in the tree's chain of leaves. So a game that gives every
+//! object its own Z (an isometric y-sort, a particle burst) pays O(log n)
+//! per operation and walks leaves as it walks blocks, with no memory per
+//! bucket.
 //!
-//! Objects are shared handles, [`Rc`](alloc::rc::Rc)`<`[`ZObject`]`<T>>`, and
-//! report their Z through [`ZSortable`]. An object lives in at most one
-//! collection at a time; misuse returns a [`ZError`] and changes nothing.
+//! # Two kinds of object, one core
 //!
-//! The [`replay`] module runs recorded traces of Z-operations, for comparing
-//! a port with the legacy engine (see `examples/replay.rs`).
+//! - [`ZOrder<K>`](ZOrder): keys of the game's own storage (indices, slab
+//!   or `slotmap` keys, ECS entities, see [`ZKey`]); the collection holds
+//!   each key's Z. `Send` and `Sync` whenever the key is.
+//! - [`FixedPointZCollection`] and [`SimpleZCollection`], the legacy port:
+//!   shared [`Rc`](alloc::rc::Rc)`<`[`ZObject`]`<T>>` handles whose `T`
+//!   reports its Z through [`ZSortable`], in the legacy API's shape, with
+//!   the [`ZCollection`] trait over both. Single-threaded.
+//!
+//! Each comes in the mission's two layouts: every `I16F16` as a Z (the
+//! fixed-point layout: [`ZOrder::new`], [`FixedPointZCollection`]), or the
+//! levels only, every other Z refused with [`ZError::ZOutOfRange`] (the
+//! simple layout: [`ZOrder::simple`], [`SimpleZCollection`]).
+//!
+//! # The contract
+//!
+//! Back to front is ascending Z, and among equal Z the entry whose last
+//! Z-action came earlier is further back; front to back is the exact
+//! reverse; a re-file moves an entry to the front of its Z even when its Z
+//! did not change; every `I16F16` is a legal Z in the fixed-point layout;
+//! an entry is in at most one collection, and misuse is an error value that
+//! changes nothing; a traversal visits each entry once. The whole text is
+//! in the [`contract`] module (the repository's `docs/CONTRACT.md`).
+//!
+//! # Pruning
+//!
+//! A bucket of a Z other than a level or the default Z exists while an
+//! entry has that Z. When its last entry leaves, it waits, costing
+//! traversals nothing; refilled while it waits, it keeps living. Each
+//! traversal ([`back_to_front`](ZOrder::back_to_front),
+//! [`front_to_back`](ZOrder::front_to_back), [`iter`](ZOrder::iter), and
+//! the same of the `Rc` collections; not `Debug`, not the in-walk updates)
+//! counts once; once `prune_after` traversals have found a bucket waiting,
+//! the next one prunes it. So after `prune_after + 1` traversals with no
+//! change in between, [`nonoptimized_buckets`](ZOrder::nonoptimized_buckets)
+//! equals the distinct such Z values the entries have. Pruning a bucket
+//! only drops a small record, reclaimed a few at a time by later changes:
+//! no call stalls on a pile of dead buckets.
+//!
+//! At most `max(1024, live)` buckets wait at once, `live` being the
+//! distinct such Z values the entries have; a bucket that starts waiting
+//! beyond that prunes the longest-waiting one at once. So memory stays
+//! bounded by the entries even when nothing traverses (a replay, a paused
+//! game that keeps spawning): O(n) in all, for `n` entries, whatever Z
+//! values they ever had.
+//!
+//! # Hostile code
+//!
+//! Code of yours that runs inside an operation (`z_order`, `Drop`, the
+//! closures of updates, `Debug`, a key's `index` and `Eq`) may panic or use
+//! other collections: it never sees a collection with its invariants
+//! suspended, a panic leaves every collection valid and leaks nothing, and
+//! the crate has no `unsafe` code at all.
 
 #![no_std]
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 extern crate alloc;
 
-#[allow(unsafe_code)] // object pointers in slots, moved by merges: see the module docs
 mod block;
-#[allow(unsafe_code)] // bucket and block pointers, the block lists: see the module docs
-mod bucket;
-#[allow(unsafe_code)] // calls into `bucket`'s unsafe filing, under `&mut self`
-mod collection;
+mod buckets;
+mod core;
+mod entry;
 mod error;
-#[allow(unsafe_code)] // the bucket chain, pruned by traversals: see the module docs
-mod fixed_point;
-#[allow(unsafe_code)] // turns the pointers slots hold into references
-mod iter;
+pub mod keyed;
+mod ledger;
 mod object;
-pub mod replay;
-#[allow(unsafe_code)] // walks the bucket chain from cached bucket pointers
-mod sections;
-mod simple;
+mod occupancy;
+mod place;
+mod pool;
+pub mod rc;
+#[cfg(feature = "serde")]
+mod serde;
+mod tree;
+mod visit;
+mod walk;
 mod z;
-mod zcollection;
+mod zmap;
 
-pub use collection::{Collection, Levels, Updated, Visit};
 pub use error::ZError;
-pub use fixed_point::{DEFAULT_PRUNE_AFTER, FixedPointLevels, FixedPointZCollection};
-pub use iter::{BackToFront, FrontToBack};
-pub use object::ZObject;
-pub use simple::{SimpleLevels, SimpleZCollection};
-pub use z::{DEFAULT_Z, I16F16, MAX_LEVEL_LIMIT, ZSortable};
-pub use zcollection::ZCollection;
+pub use keyed::{ZKey, ZOrder};
+pub use object::{ZObject, ZSortable};
+pub use rc::{FixedPointZCollection, SimpleZCollection, ZCollection};
+pub use visit::{KeyVisit, Updated, Visit};
+pub use z::{DEFAULT_Z, I16F16};
 
-/// The README's example runs as a doctest.
+#[doc = include_str!("../docs/CONTRACT.md")]
+pub mod contract {}
+
+/// The README's examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

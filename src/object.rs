@@ -1,20 +1,69 @@
-//! The object handle: a user's value carrying its own collection link.
+//! The object handle of the `Rc` collections: a value that reports its Z
+//! and carries the place a collection filed it at.
 
+use alloc::rc::Rc;
 use core::cell::Cell;
 use core::fmt;
 use core::ops::Deref;
-use core::ptr::NonNull;
 
-use crate::block::Block;
-use crate::bucket::{self, Owner};
+use crate::entry::{Book, Entry};
+use crate::place::Place;
+use crate::z::I16F16;
 
-/// A game object as a Z collection holds it: the user's value plus the place
-/// where the collection filed it (its block and slot), so removal never
-/// searches (the legacy `getCurrentLink()`/`setCurrentLink()`).
+/// An object that reports its Z, like the legacy `ZSortable.getZOrder()`.
 ///
-/// Objects are shared handles: wrap them in an [`Rc`](alloc::rc::Rc), keep
-/// your handle, and the collection keeps a clone while the object is in it.
-/// `ZObject<T>` dereferences to `T`.
+/// The `Rc` collections read it in `add` and `change`, never at any other
+/// time, so the object may change its Z freely in between; the new Z takes
+/// effect at the next `change`. It runs before the collection changes
+/// anything, so a `z_order` that panics, or that files the object in
+/// another collection, leaves the collection as it was.
+///
+/// ```
+/// use std::cell::Cell;
+/// use zorder::{I16F16, ZSortable};
+///
+/// struct Sprite {
+///     z: Cell<I16F16>,
+/// }
+///
+/// impl ZSortable for Sprite {
+///     fn z_order(&self) -> I16F16 {
+///         self.z.get()
+///     }
+/// }
+/// let hero = Sprite { z: Cell::new(I16F16::from_num(3)) };
+/// assert_eq!(hero.z_order(), 3);
+/// ```
+pub trait ZSortable {
+    /// The object's current Z.
+    fn z_order(&self) -> I16F16;
+}
+
+/// A bare Z cell is the smallest sortable object, handy in tests and tools.
+///
+/// ```
+/// use std::cell::Cell;
+/// use zorder::{I16F16, ZSortable};
+///
+/// assert_eq!(Cell::new(I16F16::from_num(2)).z_order(), 2);
+/// ```
+impl ZSortable for Cell<I16F16> {
+    fn z_order(&self) -> I16F16 {
+        self.get()
+    }
+}
+
+/// A game object as an `Rc` collection holds it: the value, and the place
+/// the collection filed it at (the legacy `getCurrentLink()` and
+/// `setCurrentLink()`), so removal never searches.
+///
+/// Wrap it in an [`Rc`], keep your handle, and a collection keeps a clone
+/// while the object is in it. `ZObject<T>` dereferences to `T`; like
+/// [`Rc`], it has no methods of its own, only associated functions
+/// (`ZObject::ptr_eq(&a, &b)`), so every method call reaches your `T`.
+///
+/// The `Rc` collections are single-threaded (`Rc` is neither `Send` nor
+/// `Sync`); for threads or an ECS, use the keyed [`ZOrder`](crate::ZOrder).
 ///
 /// ```
 /// use std::cell::Cell;
@@ -24,70 +73,98 @@ use crate::bucket::{self, Owner};
 /// let hero = Rc::new(ZObject::new(Cell::new(I16F16::from_num(2))));
 /// let mut layers = FixedPointZCollection::new(10)?;
 /// layers.add(&hero)?;
-/// assert!(hero.is_in_collection());
+/// assert!(ZObject::is_in_collection(&hero));
 /// assert_eq!(hero.get(), I16F16::from_num(2)); // `Cell::get`, through `Deref`
 /// # Ok::<(), zorder::ZError>(())
 /// ```
 pub struct ZObject<T> {
-    /// The block the object is filed in: `Some` exactly while a slot of that
-    /// block holds the object (the `block` module's invariant 1).
-    block: Cell<Option<NonNull<Block<T>>>>,
-    /// That slot, meaningful while `block` is `Some`. A cell of its own
-    /// rather than part of a tuple, so it can share padding with `value`.
-    slot: Cell<u8>,
+    /// The collection holding the object (its token), or 0.
+    owner: Cell<usize>,
+    /// Where that collection filed it.
+    place: Cell<u32>,
     value: T,
 }
 
 impl<T> ZObject<T> {
     /// Wraps `value`; the object starts in no collection.
+    ///
+    /// ```
+    /// use zorder::ZObject;
+    ///
+    /// let object = ZObject::new("jelly");
+    /// assert!(!ZObject::is_in_collection(&object));
+    /// ```
     pub const fn new(value: T) -> Self {
         ZObject {
-            block: Cell::new(None),
-            slot: Cell::new(0),
+            owner: Cell::new(0),
+            place: Cell::new(Place::NOWHERE.to_bits()),
             value,
         }
     }
 
-    /// The wrapped value (also reachable through `Deref`).
-    pub const fn value(&self) -> &T {
-        &self.value
+    /// Unwraps the value (possible only for an object no collection holds,
+    /// since a collection holds an `Rc` clone of each object it contains).
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    /// use zorder::ZObject;
+    ///
+    /// let object = Rc::new(ZObject::new(5));
+    /// let object = Rc::try_unwrap(object).ok().unwrap();
+    /// assert_eq!(ZObject::into_inner(object), 5);
+    /// ```
+    pub fn into_inner(this: Self) -> T {
+        this.value
     }
 
-    /// Unwraps the value. Possible only for an object in no collection,
-    /// since a collection holds an `Rc` clone of every object it contains.
-    pub fn into_inner(self) -> T {
-        self.value
+    /// Whether the object is in some `Rc` collection (this answers for any
+    /// collection; a collection's `contains` answers for itself).
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use std::rc::Rc;
+    /// use zorder::{I16F16, SimpleZCollection, ZObject};
+    ///
+    /// let object = Rc::new(ZObject::new(Cell::new(I16F16::ZERO)));
+    /// let mut hud = SimpleZCollection::new(3)?;
+    /// hud.add(&object)?;
+    /// assert!(ZObject::is_in_collection(&object));
+    /// hud.remove(&object)?;
+    /// assert!(!ZObject::is_in_collection(&object));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
+    pub fn is_in_collection(this: &Self) -> bool {
+        this.owner.get() != 0
     }
 
-    /// Whether the object is in some Z collection (this answers for any
-    /// collection; [`Collection::contains`](crate::Collection::contains)
-    /// answers for one).
-    pub fn is_in_collection(&self) -> bool {
-        self.block.get().is_some()
+    /// Whether `a` and `b` are the same object (as `Rc::ptr_eq` for the
+    /// handles).
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    /// use zorder::ZObject;
+    ///
+    /// let a = Rc::new(ZObject::new(1));
+    /// let b = Rc::new(ZObject::new(1));
+    /// assert!(ZObject::ptr_eq(&a, &Rc::clone(&a)) && !ZObject::ptr_eq(&a, &b));
+    /// ```
+    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
+        core::ptr::eq(a, b)
     }
 
-    /// Whether `self` and `other` are the same object.
-    pub fn same(&self, other: &ZObject<T>) -> bool {
-        core::ptr::eq(self, other)
+    /// The collection token holding the object, or 0.
+    pub(crate) fn owner(this: &Self) -> usize {
+        this.owner.get()
     }
 
-    /// Where the object is filed: its block and slot.
-    #[inline]
-    pub(crate) fn place(&self) -> Option<(NonNull<Block<T>>, u8)> {
-        self.block.get().map(|block| (block, self.slot.get()))
+    pub(crate) fn place(this: &Self) -> Place {
+        Place::from_bits(this.place.get())
     }
 
-    #[inline]
-    pub(crate) fn set_place(&self, place: Option<(NonNull<Block<T>>, u8)>) {
-        self.block.set(place.map(|(block, _)| block));
-        if let Some((_, slot)) = place {
-            self.slot.set(slot);
-        }
-    }
-
-    /// The collection the object is in, if any.
-    pub(crate) fn owner(&self) -> Option<Owner> {
-        bucket::owner_of(self)
+    /// The object leaves its collection.
+    pub(crate) fn forget(this: &Self) {
+        this.owner.set(0);
+        this.place.set(Place::NOWHERE.to_bits());
     }
 }
 
@@ -100,12 +177,14 @@ impl<T> Deref for ZObject<T> {
 }
 
 impl<T: Default> Default for ZObject<T> {
+    /// An object wrapping `T::default()`, in no collection.
     fn default() -> Self {
         ZObject::new(T::default())
     }
 }
 
 impl<T> From<T> for ZObject<T> {
+    /// Wraps `value`, as [`ZObject::new`].
     fn from(value: T) -> Self {
         ZObject::new(value)
     }
@@ -115,7 +194,51 @@ impl<T: fmt::Debug> fmt::Debug for ZObject<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ZObject")
             .field("value", &self.value)
-            .field("in_collection", &self.is_in_collection())
+            .field("in_collection", &ZObject::is_in_collection(self))
             .finish()
+    }
+}
+
+impl<T> Entry for Rc<ZObject<T>> {
+    type Slot = Option<Rc<ZObject<T>>>;
+
+    #[inline]
+    fn vacant(&self) -> Self::Slot {
+        None
+    }
+
+    #[inline]
+    fn into_slot(self) -> Self::Slot {
+        Some(self)
+    }
+
+    #[inline]
+    fn take(slot: &mut Self::Slot) -> Self {
+        slot.take().expect("a slot holding an object")
+    }
+
+    #[inline]
+    fn get(slot: &Self::Slot) -> &Self {
+        slot.as_ref().expect("a slot holding an object")
+    }
+
+    #[inline]
+    fn same(&self, other: &Self) -> bool {
+        Rc::ptr_eq(self, other)
+    }
+}
+
+/// The places of objects live in the objects themselves, stamped with the
+/// token of the collection that filed them.
+#[derive(Debug)]
+pub(crate) struct ObjectPlaces {
+    pub(crate) owner: usize,
+}
+
+impl<T> Book<Rc<ZObject<T>>> for ObjectPlaces {
+    #[inline]
+    fn set(&mut self, object: &Rc<ZObject<T>>, place: Place) {
+        object.place.set(place.to_bits());
+        object.owner.set(self.owner);
     }
 }

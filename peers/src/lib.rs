@@ -1,0 +1,1 @@
+//! zorder and its peers for benchmarks.

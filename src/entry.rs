@@ -1,0 +1,53 @@
+//! What a slot holds, and where an entry's place is written back: the two
+//! seams between the shared machinery and the two kinds of collection.
+//!
+//! An entry is a key of the game's own storage (its place lives in a dense
+//! table indexed by the key) or a shared `Rc` handle (its place lives in the
+//! object). Blocks, leaves and the collection core are generic over both,
+//! and never see which.
+
+use crate::place::Place;
+
+/// A value a collection files: a key, or a shared handle.
+pub(crate) trait Entry: Sized {
+    /// How a slot stores an entry. A slot that holds none keeps whatever
+    /// [`vacant`](Entry::vacant) or [`take`](Entry::take) left in it.
+    type Slot;
+
+    /// A value for a slot that holds no entry, made from any entry (keys
+    /// copy themselves, handles leave an empty slot).
+    fn vacant(&self) -> Self::Slot;
+
+    /// The slot value holding this entry.
+    fn into_slot(self) -> Self::Slot;
+
+    /// Moves the entry out of a slot that holds one.
+    fn take(slot: &mut Self::Slot) -> Self;
+
+    /// The entry in a slot that holds one.
+    fn get(slot: &Self::Slot) -> &Self;
+
+    /// Whether the two are the same entry (equal keys, or the same object).
+    fn same(&self, other: &Self) -> bool;
+
+    /// Moves `slots[..slots.len() - 1]` one slot up, so `slots[0]` is free
+    /// to overwrite and the last slot's value is dropped or overwritten.
+    /// (Keys, being `Copy`, override it with a plain copy.)
+    #[inline]
+    fn shift_up(slots: &mut [Self::Slot]) {
+        slots.rotate_right(1);
+    }
+
+    /// Moves `slots[1..]` one slot down; `slots[0]`'s value ends up last.
+    #[inline]
+    fn shift_down(slots: &mut [Self::Slot]) {
+        slots.rotate_left(1);
+    }
+}
+
+/// Where the places of entries are written: every time the machinery files
+/// an entry or moves it to another slot, it tells the book.
+pub(crate) trait Book<E> {
+    /// `entry` is now at `place`.
+    fn set(&mut self, entry: &E, place: Place);
+}
