@@ -1,13 +1,9 @@
-//! `simple_ops`: see `tests/common/fuzz_input.rs`, which `tests/fuzz_corpus.rs`
-//! also runs on the committed corpus with stable `cargo test`.
+//! `simple_ops`: one simple `Rc` collection, checked against the contract model after every step (see
+//! `zorder_testkit::fuzz`, which `tests/fuzz_corpus.rs` also runs on the
+//! committed corpus with stable `cargo test`).
 
 #![no_main]
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
-#[path = "../../tests/common/fuzz_input.rs"]
-mod fuzz_input;
-
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|input: fuzz_input::SimpleOps| input.0.run());
+fuzz_target!(|bytes: &[u8]| zorder_testkit::fuzz::simple_ops(bytes));

@@ -1,0 +1,404 @@
+//! The harness for the keyed collection: real [`ZOrder`]s of generational
+//! keys and the model, run side by side.
+
+use zorder::{I16F16, KeyVisit, ZError, ZKey, ZOrder};
+
+use crate::model::{Layout, Model};
+use crate::ops::{Op, Scenario};
+use crate::{effect, valid_layout};
+
+/// A generational key, as `slotmap` and ECS entities have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    /// The storage slot.
+    pub index: u32,
+    /// Which use of the slot.
+    pub generation: u32,
+}
+
+impl ZKey for Key {
+    fn index(&self) -> usize {
+        self.index as usize
+    }
+}
+
+/// Real keyed collections and the model.
+#[derive(Debug)]
+pub struct KeyedHarness {
+    orders: Vec<ZOrder<Key>>,
+    model: Model,
+    /// The current generation of each entry's slot.
+    generation: Vec<u32>,
+    /// The generation each collection holds for each entry (valid while
+    /// the model says it holds the entry).
+    held: Vec<Vec<u32>>,
+    /// Entries whose next operation uses the previous generation.
+    stale: Vec<bool>,
+    check_every_step: bool,
+}
+
+impl KeyedHarness {
+    /// Collections of these layouts (each made valid: the constructors'
+    /// refusals of invalid settings are checked first), `objects` keys.
+    pub fn new(layouts: &[Layout], objects: usize, check_every_step: bool) -> Self {
+        let layouts: Vec<Layout> = layouts.iter().map(|&l| valid_layout(l, build)).collect();
+        KeyedHarness {
+            orders: layouts
+                .iter()
+                .map(|&l| build(l).expect("a valid layout"))
+                .collect(),
+            held: vec![vec![0; objects]; layouts.len()],
+            model: Model::new(&layouts, false),
+            generation: vec![0; objects],
+            stale: vec![false; objects],
+            check_every_step,
+        }
+    }
+
+    /// Runs a whole scenario, checking as it goes and at the end.
+    pub fn run(scenario: &Scenario) {
+        let mut harness = KeyedHarness::new(
+            &scenario.layouts,
+            scenario.objects,
+            scenario.check_every_step,
+        );
+        for &op in &scenario.ops {
+            harness.step(op);
+        }
+        for c in 0..harness.orders.len() {
+            harness.check_all(c);
+        }
+    }
+
+    /// The key an operation on entry `id` uses.
+    fn key(&mut self, id: usize) -> Key {
+        let stale = std::mem::take(&mut self.stale[id]);
+        let generation = self.generation[id];
+        Key {
+            index: id as u32,
+            generation: if stale {
+                generation.wrapping_sub(1)
+            } else {
+                generation
+            },
+        }
+    }
+
+    /// What the model answers for key `key` of entry `id` in collection
+    /// `c`: `None` if the key is the one held (or none is held), else the
+    /// error a stale key gets.
+    fn stale_error(&self, c: usize, id: usize, key: Key, inserting: bool) -> Option<ZError> {
+        let holds = self.model.collections[c].contains(id);
+        if !holds || self.held[c][id] == key.generation {
+            return None;
+        }
+        Some(if inserting {
+            ZError::IndexInUse { index: id }
+        } else {
+            ZError::NotInCollection
+        })
+    }
+
+    /// Applies `op` to the collections and the model, and checks that they
+    /// agree.
+    pub fn step(&mut self, op: Op) {
+        let n = self.orders.len();
+        let objects = self.generation.len();
+        let mut touched = None;
+        match op {
+            Op::Add { c, obj, z } => {
+                let (c, id) = (c % n, obj % objects);
+                let key = self.key(id);
+                let real = self.orders[c].insert(key, z);
+                let expected = match self.stale_error(c, id, key, true) {
+                    Some(error) => Err(error),
+                    None => self.model.add(c, id, z),
+                };
+                assert_eq!(real, expected, "{op:?}");
+                if real.is_ok() {
+                    self.held[c][id] = key.generation;
+                }
+                touched = Some((c, id));
+            }
+            Op::Change { c, obj, z } => {
+                let (c, id) = (c % n, obj % objects);
+                let key = self.key(id);
+                let real = self.orders[c].set_z(key, z);
+                let expected = match self.stale_error(c, id, key, false) {
+                    Some(error) => Err(error),
+                    None => self.model.change(c, id, z),
+                };
+                assert_eq!(real, expected, "{op:?}");
+                touched = Some((c, id));
+            }
+            Op::Refile { c, obj } => {
+                let (c, id) = (c % n, obj % objects);
+                let key = self.key(id);
+                let real = self.orders[c].refile(key);
+                let expected = match self.stale_error(c, id, key, false) {
+                    Some(error) => Err(error),
+                    None => match self.model.collections[c].z_of(id) {
+                        Some(z) => self.model.change(c, id, z),
+                        None => Err(ZError::NotInCollection),
+                    },
+                };
+                assert_eq!(real, expected, "{op:?}");
+                touched = Some((c, id));
+            }
+            Op::Remove { c, obj } => {
+                let (c, id) = (c % n, obj % objects);
+                let key = self.key(id);
+                let real = self.orders[c].remove(key);
+                let expected = match self.stale_error(c, id, key, false) {
+                    Some(error) => Err(error),
+                    None => self.model.remove(c, id),
+                };
+                assert_eq!(real, expected, "{op:?}");
+                touched = Some((c, id));
+            }
+            Op::BackToFront { c } => {
+                let c = c % n;
+                self.model.collections[c].tick();
+                let real: Vec<Key> = self.orders[c].back_to_front().collect();
+                assert_eq!(real, self.expected_keys(c), "{op:?}");
+            }
+            Op::FrontToBack { c } => {
+                let c = c % n;
+                self.model.collections[c].tick();
+                let mut real: Vec<(Key, I16F16)> = self.orders[c].iter().rev().collect();
+                real.reverse();
+                assert_eq!(real, self.expected_pairs(c), "{op:?}");
+            }
+            Op::BothEnds { c } => {
+                let c = c % n;
+                self.model.collections[c].tick();
+                let expected = self.expected_keys(c);
+                crate::check_both_ends(self.orders[c].back_to_front(), &expected);
+            }
+            Op::Pairs { c } => {
+                let c = c % n;
+                let expected = self.expected_keys(c);
+                let order = &self.orders[c];
+                let mut pairs = 0;
+                for (i, a) in order.back_to_front().enumerate() {
+                    assert_eq!(a, expected[i]);
+                    for (j, b) in order.front_to_back().enumerate() {
+                        assert_eq!(b, expected[expected.len() - 1 - j]);
+                        pairs += 1;
+                    }
+                }
+                for _ in 0..=expected.len() {
+                    self.model.collections[c].tick();
+                }
+                assert_eq!(pairs, expected.len() * expected.len(), "{op:?}");
+            }
+            Op::Clear { c } => {
+                let c = c % n;
+                self.orders[c].clear();
+                self.model.clear(c);
+            }
+            Op::Drain { c } => {
+                let c = c % n;
+                let expected = self.expected_pairs(c);
+                let drained: Vec<(Key, I16F16)> = self.orders[c].drain().collect();
+                assert_eq!(drained, expected, "{op:?}");
+                self.model.clear(c);
+            }
+            Op::Append { from, to } => {
+                let (from, to) = (from % n, to % n);
+                if from != to {
+                    // The keyed way: extend one from the other's drain.
+                    let pairs = self.expected_pairs(from);
+                    let drained: Vec<(Key, I16F16)> = self.orders[from].drain().collect();
+                    assert_eq!(drained, pairs, "{op:?}");
+                    self.model.clear(from);
+                    self.orders[to].extend(drained.iter().copied());
+                    for (key, z) in drained {
+                        let id = key.index as usize;
+                        let outcome = match self.stale_error(to, id, key, true) {
+                            Some(_) => continue,
+                            None if self.model.collections[to].contains(id) => {
+                                self.model.change(to, id, z)
+                            }
+                            None => self.model.add(to, id, z),
+                        };
+                        if outcome.is_ok() {
+                            self.held[to][id] = key.generation;
+                        }
+                    }
+                }
+            }
+            Op::Update {
+                c,
+                pattern,
+                z,
+                front_to_back,
+                stop,
+            } => self.update(c % n, pattern, z, front_to_back, stop),
+            Op::NewGeneration { obj } => {
+                let id = obj % objects;
+                self.generation[id] = self.generation[id].wrapping_add(1);
+            }
+            Op::Stale { obj } => self.stale[obj % objects] = true,
+            Op::OnZOrder { .. } | Op::OnDrop { .. } | Op::Orphan { .. } => {}
+        }
+        if self.check_every_step {
+            for c in 0..n {
+                self.check_orders(c);
+                self.check_all(c);
+            }
+        } else if let Some((c, id)) = touched {
+            self.check_entry(c, id);
+        }
+    }
+
+    fn update(&mut self, c: usize, pattern: u8, z: I16F16, front_to_back: bool, stop: u8) {
+        let mut order = self.model.collections[c].back_to_front();
+        if front_to_back {
+            order.reverse();
+        }
+        let mut visited = Vec::new();
+        let visit = |key: Key, key_z: I16F16| {
+            visited.push((key, key_z));
+            let rank = visited.len();
+            let (effect, stops) = effect(pattern, rank, stop);
+            match (effect, stops) {
+                (0, false) => KeyVisit::Keep,
+                (0, true) => KeyVisit::Stop,
+                (1, false) => KeyVisit::Remove,
+                (1, true) => KeyVisit::RemoveAndStop,
+                (2, false) => KeyVisit::SetZ(z),
+                (2, true) => KeyVisit::SetZAndStop(z),
+                (_, false) => KeyVisit::Refile,
+                (_, true) => KeyVisit::RefileAndStop,
+            }
+        };
+        let done = if front_to_back {
+            self.orders[c].update_front_to_back(visit)
+        } else {
+            self.orders[c].update_back_to_front(visit)
+        };
+        let (mut removed, mut changed, mut refused) = (0, 0, 0);
+        for (rank, &id) in order.iter().enumerate().map(|(i, id)| (i + 1, id)) {
+            let key_z = self.model.collections[c].z_of(id).expect("held");
+            let key = Key {
+                index: id as u32,
+                generation: self.held[c][id],
+            };
+            assert_eq!(
+                visited.get(rank - 1),
+                Some(&(key, key_z)),
+                "visits in order"
+            );
+            let (effect, stops) = effect(pattern, rank, stop);
+            let outcome = match effect {
+                0 => None,
+                1 => {
+                    self.model.remove(c, id).expect("held");
+                    removed += 1;
+                    None
+                }
+                2 => Some(self.model.change(c, id, z)),
+                _ => Some(self.model.change(c, id, key_z)),
+            };
+            match outcome {
+                Some(Ok(())) => changed += 1,
+                Some(Err(_)) => refused += 1,
+                None => {}
+            }
+            if stops {
+                break;
+            }
+        }
+        assert_eq!(done.visited, visited.len(), "every visit counted");
+        assert_eq!(
+            (done.removed, done.changed, done.refused),
+            (removed, changed, refused)
+        );
+    }
+
+    /// Walks collection `c` both ways (two traversals, for the model too)
+    /// and compares with the model.
+    fn check_orders(&mut self, c: usize) {
+        let expected = self.expected_pairs(c);
+        assert_eq!(
+            self.orders[c].iter().collect::<Vec<_>>(),
+            expected,
+            "back to front"
+        );
+        let mut back: Vec<Key> = self.orders[c].front_to_back().collect();
+        back.reverse();
+        assert!(
+            back.iter().eq(expected.iter().map(|(k, _)| k)),
+            "front to back"
+        );
+        self.model.collections[c].tick();
+        self.model.collections[c].tick();
+    }
+
+    fn expected_keys(&self, c: usize) -> Vec<Key> {
+        self.expected_pairs(c).into_iter().map(|(k, _)| k).collect()
+    }
+
+    fn expected_pairs(&self, c: usize) -> Vec<(Key, I16F16)> {
+        let model = &self.model.collections[c];
+        model
+            .back_to_front()
+            .into_iter()
+            .map(|id| {
+                let key = Key {
+                    index: id as u32,
+                    generation: self.held[c][id],
+                };
+                (key, model.z_of(id).expect("held"))
+            })
+            .collect()
+    }
+
+    /// The cheap checks: the counts, and one entry.
+    fn check_entry(&self, c: usize, id: usize) {
+        let (real, model) = (&self.orders[c], &self.model.collections[c]);
+        assert_eq!(real.len(), model.len(), "len");
+        assert_eq!(
+            real.nonoptimized_buckets(),
+            model.nonoptimized_buckets(),
+            "buckets"
+        );
+        let key = Key {
+            index: id as u32,
+            generation: self.held[c][id],
+        };
+        assert_eq!(real.z(key), model.z_of(id), "z of {key:?}");
+        assert_eq!(real.contains(key), model.contains(id), "contains {key:?}");
+    }
+
+    /// Everything observable of collection `c`, and every invariant.
+    pub fn check_all(&self, c: usize) {
+        let (real, model) = (&self.orders[c], &self.model.collections[c]);
+        real.check_invariants();
+        assert_eq!(real.len(), model.len(), "len");
+        assert_eq!(real.is_empty(), model.is_empty(), "is_empty");
+        assert_eq!(
+            real.nonoptimized_buckets(),
+            model.nonoptimized_buckets(),
+            "buckets"
+        );
+        for id in 0..self.generation.len() {
+            let key = Key {
+                index: id as u32,
+                generation: self.held[c][id],
+            };
+            assert_eq!(real.z(key), model.z_of(id), "z of {key:?}");
+        }
+    }
+}
+
+fn build(layout: Layout) -> Result<ZOrder<Key>, ZError> {
+    match layout {
+        Layout::Fixed {
+            max_level,
+            prune_after,
+        } => ZOrder::with_prune_after(max_level, prune_after),
+        Layout::Simple { max_level } => ZOrder::simple(max_level),
+    }
+}

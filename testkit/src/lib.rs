@@ -1,0 +1,133 @@
+//! What zorder's tests, quickcheck properties and fuzz targets share: the
+//! contract model ([`model`]), the operations they generate ([`ops`]), and
+//! the harnesses that run real collections and the model side by side and
+//! check them after every step ([`keyed`], [`rc`]).
+//!
+//! The fuzz targets and the quickcheck properties call the same entry
+//! points ([`fuzz`]), so a fuzz input and a quickcheck case mean the same
+//! thing, and `tests/fuzz_corpus.rs` replays the committed fuzz corpus on
+//! stable `cargo test`.
+
+pub mod keyed;
+pub mod model;
+pub mod ops;
+pub mod rc;
+
+use model::Layout;
+use zorder::ZError;
+
+/// The layout a harness uses for `layout`: if `layout` is invalid, checks
+/// that `build` refuses it with the right error, then makes it valid.
+pub fn valid_layout<T>(layout: Layout, build: impl Fn(Layout) -> Result<T, ZError>) -> Layout {
+    let fixed = match layout {
+        Layout::Fixed {
+            max_level,
+            prune_after,
+        } => Layout::Fixed {
+            max_level: max_level.min(32767),
+            prune_after: prune_after.max(1),
+        },
+        Layout::Simple { max_level } => Layout::Simple {
+            max_level: max_level.min(32767),
+        },
+    };
+    if fixed != layout {
+        let error = build(layout).err().expect("an invalid layout is refused");
+        let max_level = layout.max_level();
+        let expected = if max_level > 32767 {
+            ZError::MaxLevelTooLarge { max_level }
+        } else {
+            ZError::ZeroPruneThreshold
+        };
+        assert_eq!(error, expected, "{layout:?}");
+    }
+    fixed
+}
+
+/// What an in-walk update does with the entry it visits `rank`-th (from
+/// 1): 0 keep, 1 remove, 2 re-file at the update's Z, 3 re-file at its own
+/// Z; and whether the walk stops there.
+pub fn effect(pattern: u8, rank: usize, stop: u8) -> (u8, bool) {
+    let effect = (pattern >> (rank % 4 * 2)) & 3;
+    (effect, stop != 0 && rank == usize::from(stop))
+}
+
+/// Walks `walk` from both ends at once, meeting in the middle, with a
+/// clone taken midway walked from either end, and compares with `expected`.
+pub fn check_both_ends<I>(mut walk: I, expected: &[I::Item])
+where
+    I: DoubleEndedIterator + ExactSizeIterator + Clone,
+    I::Item: PartialEq + std::fmt::Debug + Clone,
+{
+    let (mut front, mut back) = (Vec::new(), Vec::new());
+    loop {
+        assert_eq!(walk.len(), expected.len() - front.len() - back.len());
+        if front.len() == 1 {
+            let rest = &expected[front.len()..expected.len() - back.len()];
+            assert_eq!(walk.clone().collect::<Vec<_>>(), rest, "a clone");
+            let mut reversed: Vec<_> = walk.clone().rev().collect();
+            reversed.reverse();
+            assert_eq!(reversed, rest, "a clone, from the front");
+        }
+        let Some(item) = walk.next() else { break };
+        front.push(item);
+        let Some(item) = walk.next_back() else { break };
+        back.push(item);
+    }
+    assert!(walk.next().is_none() && walk.next_back().is_none(), "fused");
+    back.reverse();
+    front.extend(back);
+    assert_eq!(front, expected);
+}
+
+/// The entry points the fuzz targets and the corpus test share: each
+/// decodes a scenario from bytes and runs it.
+pub mod fuzz {
+    use arbitrary::Unstructured;
+
+    use crate::keyed::KeyedHarness;
+    use crate::ops::{Kinds, Scenario};
+    use crate::rc::RcHarness;
+
+    /// A scenario checked cheaply after every step (counts, the entry
+    /// touched), with full orders at walks and everything at the end: fast
+    /// enough for fuzzing, with no check quadratic in the input.
+    fn scenario(bytes: &[u8], kinds: Kinds, hostile: bool) -> Option<Scenario> {
+        let mut scenario = Scenario::decode(&mut Unstructured::new(bytes), kinds, hostile).ok()?;
+        scenario.check_every_step = false;
+        Some(scenario)
+    }
+
+    /// One fixed-point `Rc` collection.
+    pub fn fixed_point_ops(bytes: &[u8]) {
+        if let Some(s) = scenario(bytes, Kinds::Fixed, false) {
+            RcHarness::run(&s);
+        }
+    }
+
+    /// One simple `Rc` collection.
+    pub fn simple_ops(bytes: &[u8]) {
+        if let Some(s) = scenario(bytes, Kinds::Simple, false) {
+            RcHarness::run(&s);
+        }
+    }
+
+    /// Two or three `Rc` collections sharing hostile objects.
+    pub fn cross_collection(bytes: &[u8]) {
+        if let Some(s) = scenario(bytes, Kinds::Mixed, true) {
+            RcHarness::run(&s);
+        }
+    }
+
+    /// One to three keyed collections sharing generational keys.
+    pub fn keyed_ops(bytes: &[u8]) {
+        let kinds = match bytes.first().map(|b| b % 3) {
+            Some(0) => Kinds::Fixed,
+            Some(1) => Kinds::Simple,
+            _ => Kinds::Mixed,
+        };
+        if let Some(s) = scenario(bytes.get(1..).unwrap_or_default(), kinds, false) {
+            KeyedHarness::run(&s);
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! The contract, by definition: the model every collection is checked
+//! against (the one `docs/CONTRACT.md` describes).
+//!
+//! Each collection maps its entries to `(z, seq)`, a global `seq` grows at
+//! every Z-action that succeeds, and back to front is ascending `(z, seq)`.
+//! The model also follows pruning exactly as the contract words it (the
+//! traversal clock, `prune_after`, refills, the cap on waiting buckets), so
+//! `nonoptimized_buckets` is checked for equality, not a bound.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use zorder::{DEFAULT_Z, I16F16, ZError};
+
+/// Buckets allowed to wait whatever the number of live ones (the contract's
+/// cap is `max(MIN_CAP, live)`).
+pub const MIN_CAP: usize = 1024;
+
+/// A collection's layout and settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Every Z; buckets of other values pruned after `prune_after`.
+    Fixed {
+        /// The highest optimized level.
+        max_level: u16,
+        /// The pruning threshold.
+        prune_after: u32,
+    },
+    /// The levels `0..=max_level` only.
+    Simple {
+        /// The highest level.
+        max_level: u16,
+    },
+}
+
+impl Layout {
+    /// The highest optimized level.
+    pub fn max_level(self) -> u16 {
+        match self {
+            Layout::Fixed { max_level, .. } | Layout::Simple { max_level } => max_level,
+        }
+    }
+
+    /// Whether `z` is a level of this layout.
+    pub fn is_level(self, z: I16F16) -> bool {
+        z.frac() == 0 && z >= 0 && z <= i32::from(self.max_level())
+    }
+
+    /// Whether this layout takes `z`, or the error it answers.
+    pub fn accepts(self, z: I16F16) -> Result<(), ZError> {
+        match self {
+            Layout::Simple { max_level } if !self.is_level(z) => {
+                Err(ZError::ZOutOfRange { z, max_level })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether an entry at `z` sits in a bucket that pruning concerns.
+    pub fn is_nonoptimized(self, z: I16F16) -> bool {
+        matches!(self, Layout::Fixed { .. }) && z != DEFAULT_Z && !self.is_level(z)
+    }
+}
+
+/// A bucket that emptied: its Z, the clock then, and whether it still
+/// waits (not refilled, not pruned early by the cap).
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    z: I16F16,
+    since: u64,
+    waits: bool,
+}
+
+/// One collection of the model.
+#[derive(Debug, Clone)]
+pub struct ModelCollection {
+    /// The layout.
+    pub layout: Layout,
+    members: BTreeMap<usize, (I16F16, u64)>,
+    order: BTreeSet<((I16F16, u64), usize)>,
+    /// Entries per non-optimized Z: the live buckets.
+    live: BTreeMap<I16F16, usize>,
+    waiting: VecDeque<Waiting>,
+    clock: u64,
+}
+
+impl ModelCollection {
+    /// An empty collection.
+    pub fn new(layout: Layout) -> Self {
+        ModelCollection {
+            layout,
+            members: BTreeMap::new(),
+            order: BTreeSet::new(),
+            live: BTreeMap::new(),
+            waiting: VecDeque::new(),
+            clock: 0,
+        }
+    }
+
+    /// The entries back to front.
+    pub fn back_to_front(&self) -> Vec<usize> {
+        self.order.iter().map(|&(_, id)| id).collect()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether entry `id` is held.
+    pub fn contains(&self, id: usize) -> bool {
+        self.members.contains_key(&id)
+    }
+
+    /// The Z entry `id` is filed at.
+    pub fn z_of(&self, id: usize) -> Option<I16F16> {
+        self.members.get(&id).map(|&(z, _)| z)
+    }
+
+    /// The held entries.
+    pub fn ids(&self) -> impl Iterator<Item = usize> + '_ {
+        self.members.keys().copied()
+    }
+
+    /// A counting traversal starts.
+    pub fn tick(&mut self) {
+        self.clock += 1;
+    }
+
+    fn pruned(&self, record: &Waiting) -> bool {
+        let prune_after = match self.layout {
+            Layout::Fixed { prune_after, .. } => u64::from(prune_after),
+            Layout::Simple { .. } => 0,
+        };
+        self.clock - record.since > prune_after
+    }
+
+    /// What `nonoptimized_buckets` must say.
+    pub fn nonoptimized_buckets(&self) -> usize {
+        let waiting = self
+            .waiting
+            .iter()
+            .filter(|record| record.waits && !self.pruned(record))
+            .count();
+        self.live.len() + waiting
+    }
+
+    /// The distinct non-optimized Z values of the entries.
+    pub fn live_buckets(&self) -> usize {
+        self.live.len()
+    }
+
+    fn opened(&mut self, z: I16F16) {
+        let clock = self.clock;
+        let prune_after = match self.layout {
+            Layout::Fixed { prune_after, .. } => u64::from(prune_after),
+            Layout::Simple { .. } => 0,
+        };
+        if let Some(record) = self
+            .waiting
+            .iter_mut()
+            .find(|record| record.z == z && record.waits)
+        {
+            if clock - record.since <= prune_after {
+                record.waits = false;
+            }
+        }
+    }
+
+    fn closed(&mut self, z: I16F16) {
+        // Any older record of this Z was refilled or pruned.
+        for record in self.waiting.iter_mut().filter(|record| record.z == z) {
+            record.waits = false;
+        }
+        self.waiting.push_back(Waiting {
+            z,
+            since: self.clock,
+            waits: true,
+        });
+        let cap = MIN_CAP.max(self.live.len());
+        while self.nonoptimized_buckets() - self.live.len() > cap {
+            let oldest = (0..self.waiting.len())
+                .find(|&i| self.waiting[i].waits && !self.pruned(&self.waiting[i]))
+                .expect("a waiting bucket");
+            self.waiting[oldest].waits = false;
+        }
+        // Keep the records short: those that wait no more are only history.
+        while self
+            .waiting
+            .front()
+            .is_some_and(|record| !record.waits || self.pruned(record))
+        {
+            self.waiting.pop_front();
+        }
+    }
+
+    /// Files `id` at `z` with sequence `seq`; `id` may be held already (a
+    /// re-file). Pruning sees the new Z open before the old one closes.
+    fn file(&mut self, id: usize, z: I16F16, seq: u64) {
+        if self.layout.is_nonoptimized(z) {
+            let count = self.live.entry(z).or_default();
+            *count += 1;
+            if *count == 1 {
+                self.opened(z);
+            }
+        }
+        if let Some(old) = self.members.insert(id, (z, seq)) {
+            self.order.remove(&(old, id));
+            self.unfiled(old.0);
+        }
+        self.order.insert(((z, seq), id));
+    }
+
+    fn unfiled(&mut self, z: I16F16) {
+        if self.layout.is_nonoptimized(z) {
+            let count = self.live.get_mut(&z).expect("a live Z");
+            *count -= 1;
+            if *count == 0 {
+                self.live.remove(&z);
+                self.closed(z);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: usize) -> Option<I16F16> {
+        let (z, seq) = self.members.remove(&id)?;
+        self.order.remove(&((z, seq), id));
+        self.unfiled(z);
+        Some(z)
+    }
+
+    fn clear(&mut self) -> Vec<usize> {
+        let ids = self.back_to_front();
+        self.members.clear();
+        self.order.clear();
+        self.live.clear();
+        self.waiting.clear();
+        ids
+    }
+}
+
+/// Several collections, and which entries are where.
+///
+/// Entries are numbered. In a shared model (the `Rc` collections) an entry
+/// is in at most one collection of the model; in a keyed one each
+/// collection is its own index, and a key may be in several.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The collections.
+    pub collections: Vec<ModelCollection>,
+    shared: bool,
+    seq: u64,
+}
+
+impl Model {
+    /// Empty collections of these layouts; `shared` as above.
+    pub fn new(layouts: &[Layout], shared: bool) -> Self {
+        Model {
+            collections: layouts.iter().map(|&l| ModelCollection::new(l)).collect(),
+            shared,
+            seq: 0,
+        }
+    }
+
+    /// The collection holding `id`, in a shared model.
+    pub fn home(&self, id: usize) -> Option<usize> {
+        self.collections.iter().position(|c| c.contains(id))
+    }
+
+    fn held_elsewhere(&self, c: usize, id: usize) -> bool {
+        if self.shared {
+            self.home(id).is_some()
+        } else {
+            self.collections[c].contains(id)
+        }
+    }
+
+    /// Adds (or inserts) `id` at `z`.
+    pub fn add(&mut self, c: usize, id: usize, z: I16F16) -> Result<(), ZError> {
+        if self.held_elsewhere(c, id) {
+            return Err(ZError::AlreadyInCollection);
+        }
+        self.collections[c].layout.accepts(z)?;
+        self.seq += 1;
+        self.collections[c].file(id, z, self.seq);
+        Ok(())
+    }
+
+    /// Re-files `id` at `z` (a change, `set_z` or `refile`).
+    pub fn change(&mut self, c: usize, id: usize, z: I16F16) -> Result<(), ZError> {
+        if !self.collections[c].contains(id) {
+            return Err(ZError::NotInCollection);
+        }
+        self.collections[c].layout.accepts(z)?;
+        self.seq += 1;
+        self.collections[c].file(id, z, self.seq);
+        Ok(())
+    }
+
+    /// Removes `id`, returning the Z it had.
+    pub fn remove(&mut self, c: usize, id: usize) -> Result<I16F16, ZError> {
+        self.collections[c]
+            .remove(id)
+            .ok_or(ZError::NotInCollection)
+    }
+
+    /// Removes every entry of `c`, returning them back to front.
+    pub fn clear(&mut self, c: usize) -> Vec<usize> {
+        self.collections[c].clear()
+    }
+
+    /// Moves every entry of `from` to `to` at its Z, back to front, or
+    /// nothing if `to` refuses one of the Z values.
+    pub fn append(&mut self, to: usize, from: usize) -> Result<(), ZError> {
+        let moving: Vec<(usize, I16F16)> = self.collections[from]
+            .back_to_front()
+            .into_iter()
+            .map(|id| (id, self.collections[from].z_of(id).expect("held")))
+            .collect();
+        for &(_, z) in &moving {
+            self.collections[to].layout.accepts(z)?;
+        }
+        self.collections[from].clear();
+        for (id, z) in moving {
+            self.seq += 1;
+            self.collections[to].file(id, z, self.seq);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,351 @@
+//! Scenarios: collections, entries and the operations to run on them, as
+//! the quickcheck properties and the fuzz targets generate them, from one
+//! decoder of bytes (so a fuzz input and a quickcheck case mean the same
+//! thing, and a failure of either replays in the other).
+
+use std::fmt;
+
+use arbitrary::{Arbitrary, Unstructured};
+use zorder::{DEFAULT_Z, I16F16};
+
+use crate::model::Layout;
+
+/// What an object's hostile code does when it runs (its `z_order`, or its
+/// `Drop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    /// Nothing unusual.
+    Nothing,
+    /// Panics (a `Drop` does not panic while already unwinding).
+    Panic,
+    /// Adds object `obj` to collection `c` (re-entering another collection;
+    /// the collection running the operation is busy and is left alone).
+    Add {
+        /// The collection.
+        c: usize,
+        /// The object.
+        obj: usize,
+    },
+    /// Removes object `obj` from collection `c`.
+    Remove {
+        /// The collection.
+        c: usize,
+        /// The object.
+        obj: usize,
+    },
+    /// Changes object `obj` in collection `c` (at the Z it reports).
+    Change {
+        /// The collection.
+        c: usize,
+        /// The object.
+        obj: usize,
+    },
+}
+
+/// One step of a scenario. `c` names a collection and `obj` an entry (an
+/// object, or a key), each taken modulo how many there are; `z` is a Z.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)] // the fields are named above
+pub enum Op {
+    /// Sets the entry's Z, then adds (inserts) it.
+    Add { c: usize, obj: usize, z: I16F16 },
+    /// Sets the entry's Z, then re-files it (`change`, `set_z`).
+    Change { c: usize, obj: usize, z: I16F16 },
+    /// Re-files the entry at the Z it has (`change` at an unchanged Z,
+    /// `refile`).
+    Refile { c: usize, obj: usize },
+    /// Removes the entry.
+    Remove { c: usize, obj: usize },
+    /// Walks back to front.
+    BackToFront { c: usize },
+    /// Walks front to back.
+    FrontToBack { c: usize },
+    /// Walks from both ends at once, meeting in the middle, cloning the
+    /// walk midway.
+    BothEnds { c: usize },
+    /// Nested walks: every ordered pair.
+    Pairs { c: usize },
+    /// Removes everything.
+    Clear { c: usize },
+    /// Takes everything out, back to front.
+    Drain { c: usize },
+    /// Moves everything of `from` to `to`.
+    Append { from: usize, to: usize },
+    /// An in-walk update: each visited entry is kept, removed or re-filed
+    /// (at `z`), decided by `pattern` and its rank in the walk; the walk
+    /// stops after `stop` visits if `stop` is not 0.
+    Update {
+        c: usize,
+        pattern: u8,
+        z: I16F16,
+        front_to_back: bool,
+        stop: u8,
+    },
+    /// Keys: the storage reuses the entry's index (a new generation), so
+    /// the held key goes stale. Objects: ignored.
+    NewGeneration { obj: usize },
+    /// Keys: the next key operation on the entry uses its previous
+    /// generation (a stale key). Objects: ignored.
+    Stale { obj: usize },
+    /// Objects: what the object's `z_order` does from now on.
+    OnZOrder { obj: usize, act: Act },
+    /// Objects: what the object's `Drop` does.
+    OnDrop { obj: usize, act: Act },
+    /// Objects: the test lets go of its handle, so only a collection holds
+    /// the object (if one does), and drops it when it lets go.
+    Orphan { obj: usize },
+}
+
+/// Which collections a scenario uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kinds {
+    /// One fixed-point collection.
+    Fixed,
+    /// One simple collection.
+    Simple,
+    /// Two or three, of either layout, sharing the entries.
+    Mixed,
+}
+
+/// Collections, entries and the operations to run on them.
+#[derive(Clone)]
+pub struct Scenario {
+    /// As decoded, settings checked and made valid by the harness.
+    pub layouts: Vec<Layout>,
+    /// How many entries.
+    pub objects: usize,
+    /// Whether both orders and every invariant are checked after every
+    /// step (else at walks and at the end).
+    pub check_every_step: bool,
+    /// Whether the objects may be hostile (`Rc` collections only).
+    pub hostile: bool,
+    /// The operations.
+    pub ops: Vec<Op>,
+}
+
+impl fmt::Debug for Scenario {
+    /// One op a line, so a failure reads as a test case.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "layouts: {:?}", self.layouts)?;
+        writeln!(f, "objects: {}", self.objects)?;
+        writeln!(f, "check_every_step: {}", self.check_every_step)?;
+        writeln!(f, "hostile: {}", self.hostile)?;
+        writeln!(f, "ops ({}):", self.ops.len())?;
+        for op in &self.ops {
+            writeln!(f, "    {op:?},")?;
+        }
+        Ok(())
+    }
+}
+
+/// Keeps one input fast: longer inputs only repeat what shorter ones reach.
+pub const MAX_OPS: usize = 300;
+/// Entries at most: enough to fill several blocks of a bucket (32 slots)
+/// and several leaves of the tree (64 slots).
+pub const MAX_OBJECTS: usize = 160;
+/// Z values remembered for reuse, so buckets are joined, emptied, refilled
+/// and pruned.
+const PALETTE: usize = 8;
+
+fn layout(u: &mut Unstructured<'_>, simple: bool) -> arbitrary::Result<Layout> {
+    // Mostly small, sometimes invalid (the harness checks the refusal,
+    // then uses a valid one).
+    let max_level = match u8::arbitrary(u)? % 16 {
+        0 => 0,
+        1 => u16::arbitrary(u)?,
+        _ => u16::from(u8::arbitrary(u)? % 40),
+    };
+    Ok(if simple {
+        Layout::Simple { max_level }
+    } else {
+        Layout::Fixed {
+            max_level,
+            prune_after: u32::from(u8::arbitrary(u)? % 6),
+        }
+    })
+}
+
+/// A Z often at an edge that selects a different path: levels, `max_level`
+/// and one above, the default Z, `MIN`, `±DELTA`, fractions around a
+/// level, negatives, distinct values (isometric y-sort, particles), and Z
+/// values used before.
+fn weighted_z(
+    u: &mut Unstructured<'_>,
+    max_level: u16,
+    palette: &mut Vec<I16F16>,
+) -> arbitrary::Result<I16F16> {
+    let level = i32::from(u16::arbitrary(u)? % (max_level.min(200) + 2));
+    let bits = match u8::arbitrary(u)? % 16 {
+        0..=2 => level << 16,
+        3 => i32::from(max_level) << 16,
+        4 => (i32::from(max_level) + 1) << 16,
+        5 => DEFAULT_Z.to_bits(),
+        6 => *u.choose(&[I16F16::MIN.to_bits(), 1, -1, i32::MAX - 1])?,
+        7 => (level << 16) + *u.choose(&[1, -1, 1 << 15, 1 << 14])?,
+        8 => -(level << 16) - *u.choose(&[0, 1 << 15])?,
+        9..=11 => {
+            if let Some(&z) = palette.get(usize::from(u8::arbitrary(u)?) % PALETTE) {
+                return Ok(z);
+            }
+            level << 16
+        }
+        12..=14 => (level << 16) + i32::from(u16::arbitrary(u)?),
+        _ => i32::arbitrary(u)?,
+    };
+    let z = I16F16::from_bits(bits);
+    if palette.len() < PALETTE {
+        palette.push(z);
+    } else {
+        palette[usize::from(u8::arbitrary(u)?) % PALETTE] = z;
+    }
+    Ok(z)
+}
+
+impl Scenario {
+    /// Decodes a scenario of the given kinds from bytes.
+    pub fn decode(
+        u: &mut Unstructured<'_>,
+        kinds: Kinds,
+        hostile: bool,
+    ) -> arbitrary::Result<Self> {
+        let layouts = match kinds {
+            Kinds::Fixed => vec![layout(u, false)?],
+            Kinds::Simple => vec![layout(u, true)?],
+            Kinds::Mixed => {
+                let n = 2 + usize::from(u8::arbitrary(u)? % 2);
+                (0..n)
+                    .map(|_| {
+                        let simple = bool::arbitrary(u)?;
+                        layout(u, simple)
+                    })
+                    .collect::<arbitrary::Result<_>>()?
+            }
+        };
+        // Mostly few entries (cheap inputs), sometimes enough to fill
+        // several blocks and leaves.
+        let objects = match u8::arbitrary(u)? {
+            n if n < 64 => 24 + usize::from(u8::arbitrary(u)?) % (MAX_OBJECTS - 23),
+            n => 1 + usize::from(n) % 24,
+        };
+        let check_every_step = u8::arbitrary(u)? % 4 == 0;
+        let max_level = layouts
+            .iter()
+            .map(|l| l.max_level().min(32767))
+            .max()
+            .unwrap_or(0);
+        let mut palette = Vec::with_capacity(PALETTE);
+        let mut ops = Vec::new();
+        let n = layouts.len();
+        while !u.is_empty() && ops.len() < MAX_OPS {
+            let c = usize::from(u8::arbitrary(u)?) % n;
+            let obj = usize::from(u8::arbitrary(u)?) % objects;
+            let mut z = |u: &mut Unstructured<'_>| weighted_z(u, max_level, &mut palette);
+            let op = match u8::arbitrary(u)? % 64 {
+                0..=15 => Op::Add { c, obj, z: z(u)? },
+                16..=25 => Op::Change { c, obj, z: z(u)? },
+                26..=28 => Op::Refile { c, obj },
+                29..=36 => Op::Remove { c, obj },
+                37..=39 => Op::BackToFront { c },
+                40 => Op::FrontToBack { c },
+                41..=42 => Op::BothEnds { c },
+                43 => Op::Pairs { c },
+                44 => Op::Clear { c },
+                45 => Op::Drain { c },
+                46 => Op::Append {
+                    from: c,
+                    to: usize::from(u8::arbitrary(u)?) % n,
+                },
+                47..=49 => Op::Update {
+                    c,
+                    pattern: u8::arbitrary(u)?,
+                    z: z(u)?,
+                    front_to_back: bool::arbitrary(u)?,
+                    stop: u8::arbitrary(u)? % 8,
+                },
+                50..=51 => Op::NewGeneration { obj },
+                52..=53 => Op::Stale { obj },
+                54..=57 if hostile => Op::OnZOrder {
+                    obj,
+                    act: act(u, n, objects)?,
+                },
+                58..=61 if hostile => Op::OnDrop {
+                    obj,
+                    act: act(u, n, objects)?,
+                },
+                62..=63 if hostile => Op::Orphan { obj },
+                _ => Op::Add { c, obj, z: z(u)? },
+            };
+            ops.push(op);
+            // A crowd: many entries at one Z, so buckets span blocks and
+            // the tree splits and merges leaves.
+            if u8::arbitrary(u)? % 32 == 0 {
+                let z = z(u)?;
+                let start = usize::from(u8::arbitrary(u)?);
+                for k in 0..objects.min(80) {
+                    ops.push(Op::Add {
+                        c,
+                        obj: (start + k) % objects,
+                        z,
+                    });
+                }
+            }
+        }
+        Ok(Scenario {
+            layouts,
+            objects,
+            check_every_step,
+            hostile,
+            ops,
+        })
+    }
+}
+
+fn act(u: &mut Unstructured<'_>, collections: usize, objects: usize) -> arbitrary::Result<Act> {
+    let c = usize::from(u8::arbitrary(u)?) % collections;
+    let obj = usize::from(u8::arbitrary(u)?) % objects;
+    Ok(match u8::arbitrary(u)? % 6 {
+        0 => Act::Nothing,
+        1 => Act::Panic,
+        2..=3 => Act::Add { c, obj },
+        4 => Act::Remove { c, obj },
+        _ => Act::Change { c, obj },
+    })
+}
+
+/// A scenario from quickcheck: random bytes through the same decoder, and
+/// shrinking by dropping operations.
+#[derive(Clone, Debug)]
+pub struct QuickScenario<const KINDS: u8, const HOSTILE: bool>(pub Scenario);
+
+impl<const KINDS: u8, const HOSTILE: bool> quickcheck::Arbitrary for QuickScenario<KINDS, HOSTILE> {
+    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+        let len = 8 + <usize as quickcheck::Arbitrary>::arbitrary(g) % (g.size() * 8).max(16);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| <u8 as quickcheck::Arbitrary>::arbitrary(g))
+            .collect();
+        let kinds = match KINDS {
+            0 => Kinds::Fixed,
+            1 => Kinds::Simple,
+            _ => Kinds::Mixed,
+        };
+        let scenario = Scenario::decode(&mut Unstructured::new(&bytes), kinds, HOSTILE)
+            .expect("decoding never fails on a short input");
+        QuickScenario(scenario)
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        let scenario = self.0.clone();
+        let len = scenario.ops.len();
+        // Halves, then single operations.
+        let chunks = [len / 2, len / 4, 1].into_iter().filter(|&c| c > 0);
+        let cuts: Vec<(usize, usize)> = chunks
+            .flat_map(|chunk| (0..len).step_by(chunk).map(move |start| (start, chunk)))
+            .collect();
+        Box::new(cuts.into_iter().map(move |(start, chunk)| {
+            let mut smaller = scenario.clone();
+            let end = (start + chunk).min(smaller.ops.len());
+            smaller.ops.drain(start..end);
+            QuickScenario(smaller)
+        }))
+    }
+}
