@@ -1,58 +1,217 @@
-//! The ordering contract of CONTRACT.md, point by point, with edge values,
-//! on both collections. (tests/model.rs checks the same points against a
-//! model on random operation sequences.)
-
-mod common;
+//! The ordering contract of `docs/CONTRACT.md`, point by point, with edge
+//! values, on every collection: the keyed `ZOrder` and the `Rc`
+//! collections, in both layouts. (`tests/model.rs` checks the same points
+//! against the model on random operation sequences.)
 
 use std::cell::Cell;
-use std::iter::FusedIterator;
 use std::rc::Rc;
 
-use common::{Obj, obj, z};
 use zorder::{
-    BackToFront, DEFAULT_PRUNE_AFTER, DEFAULT_Z, FixedPointZCollection, FrontToBack, I16F16,
-    MAX_LEVEL_LIMIT, SimpleZCollection, Visit, ZCollection, ZError, ZObject,
+    DEFAULT_Z, FixedPointZCollection, I16F16, SimpleZCollection, ZCollection, ZError, ZObject,
+    ZOrder,
 };
 
 type Sprite = Cell<I16F16>;
+type Obj = Rc<ZObject<Sprite>>;
 
-fn fixed(max_level: u16) -> FixedPointZCollection<Sprite> {
-    FixedPointZCollection::new(max_level).unwrap()
-}
-
-fn simple(max_level: u16) -> SimpleZCollection<Sprite> {
-    SimpleZCollection::new(max_level).unwrap()
-}
-
-/// Positions of the yielded objects in `objects`.
-fn order<'a>(objects: &[Obj], it: impl Iterator<Item = &'a ZObject<Sprite>>) -> Vec<usize> {
-    it.map(|o| objects.iter().position(|h| h.same(o)).unwrap())
-        .collect()
-}
-
-fn b2f(c: &dyn ZCollection<Sprite>, objects: &[Obj]) -> Vec<usize> {
-    order(objects, c.back_to_front())
-}
-
-fn f2b(c: &dyn ZCollection<Sprite>, objects: &[Obj]) -> Vec<usize> {
-    order(objects, c.front_to_back())
-}
-
-fn add_all(c: &mut dyn ZCollection<Sprite>, objects: &[Obj]) {
-    for o in objects {
-        c.add(o).unwrap();
-    }
+fn z(v: f64) -> I16F16 {
+    I16F16::from_num(v)
 }
 
 fn bits(b: i32) -> I16F16 {
     I16F16::from_bits(b)
 }
 
+/// A collection under test, its entries named by number: a key of a
+/// `ZOrder`, or an object of an `Rc` collection.
+trait Subject {
+    fn name(&self) -> String;
+    fn add(&mut self, id: usize, z: I16F16) -> Result<(), ZError>;
+    /// The legacy `change`: the entry's Z becomes `z`, then it is re-filed.
+    fn change(&mut self, id: usize, z: I16F16) -> Result<(), ZError>;
+    fn refile(&mut self, id: usize) -> Result<(), ZError>;
+    fn remove(&mut self, id: usize) -> Result<(), ZError>;
+    fn b2f(&self) -> Vec<usize>;
+    fn f2b(&self) -> Vec<usize>;
+    fn len(&self) -> usize;
+    fn contains(&self, id: usize) -> bool;
+    fn z_of(&self, id: usize) -> Option<I16F16>;
+    fn nonoptimized_buckets(&self) -> usize;
+    fn clear(&mut self);
+    fn check(&self);
+}
+
+struct Keyed(ZOrder<u32>);
+
+impl Subject for Keyed {
+    fn name(&self) -> String {
+        format!("ZOrder (prune_after {:?})", self.0.prune_after())
+    }
+    fn add(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
+        self.0.insert(id as u32, z)
+    }
+    fn change(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
+        self.0.set_z(id as u32, z)
+    }
+    fn refile(&mut self, id: usize) -> Result<(), ZError> {
+        self.0.refile(id as u32)
+    }
+    fn remove(&mut self, id: usize) -> Result<(), ZError> {
+        self.0.remove(id as u32).map(|_| ())
+    }
+    fn b2f(&self) -> Vec<usize> {
+        self.0.back_to_front().map(|k| k as usize).collect()
+    }
+    fn f2b(&self) -> Vec<usize> {
+        self.0.front_to_back().map(|k| k as usize).collect()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn contains(&self, id: usize) -> bool {
+        self.0.contains(id as u32)
+    }
+    fn z_of(&self, id: usize) -> Option<I16F16> {
+        self.0.z(id as u32)
+    }
+    fn nonoptimized_buckets(&self) -> usize {
+        self.0.nonoptimized_buckets()
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    fn check(&self) {
+        self.0.check_invariants();
+    }
+}
+
+/// Objects each `Rc` subject has (fewer under Miri, which is about a
+/// thousand times slower).
+const OBJECTS: usize = if cfg!(miri) { 80 } else { 200 };
+
+struct Shared {
+    collection: Box<dyn ZCollection<Sprite>>,
+    objects: Vec<Obj>,
+}
+
+impl Shared {
+    fn new(collection: Box<dyn ZCollection<Sprite>>) -> Self {
+        Shared {
+            collection,
+            objects: (0..200)
+                .map(|_| Rc::new(ZObject::new(Cell::new(DEFAULT_Z))))
+                .collect(),
+        }
+    }
+
+    fn ids<'a>(&self, objects: impl Iterator<Item = &'a Obj>) -> Vec<usize> {
+        objects
+            .map(|o| {
+                self.objects
+                    .iter()
+                    .position(|h| Rc::ptr_eq(h, o))
+                    .expect("known")
+            })
+            .collect()
+    }
+}
+
+impl Subject for Shared {
+    fn name(&self) -> String {
+        format!("{:?}", self.collection.max_level())
+    }
+    fn add(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
+        let before = self.objects[id].replace(z);
+        let outcome = self.collection.add(&self.objects[id]);
+        if outcome.is_err() {
+            self.objects[id].set(before);
+        }
+        outcome
+    }
+    fn change(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
+        let before = self.objects[id].replace(z);
+        let outcome = self.collection.change(&self.objects[id]);
+        if outcome.is_err() {
+            self.objects[id].set(before);
+        }
+        outcome
+    }
+    fn refile(&mut self, id: usize) -> Result<(), ZError> {
+        self.collection.change(&self.objects[id])
+    }
+    fn remove(&mut self, id: usize) -> Result<(), ZError> {
+        self.collection.remove(&self.objects[id])
+    }
+    fn b2f(&self) -> Vec<usize> {
+        self.ids(self.collection.back_to_front())
+    }
+    fn f2b(&self) -> Vec<usize> {
+        self.ids(self.collection.front_to_back())
+    }
+    fn len(&self) -> usize {
+        self.collection.len()
+    }
+    fn contains(&self, id: usize) -> bool {
+        self.collection.contains(&self.objects[id])
+    }
+    fn z_of(&self, id: usize) -> Option<I16F16> {
+        self.collection.z_of(&self.objects[id])
+    }
+    fn nonoptimized_buckets(&self) -> usize {
+        self.collection.nonoptimized_buckets()
+    }
+    fn clear(&mut self) {
+        self.collection.clear();
+    }
+    fn check(&self) {
+        self.collection.check_invariants();
+    }
+}
+
+/// Every collection that takes every Z, with levels `0..=max_level`.
+fn every_z(max_level: u16) -> Vec<Box<dyn Subject>> {
+    vec![
+        Box::new(Keyed(ZOrder::new(max_level).unwrap())),
+        Box::new(Shared::new(Box::new(
+            FixedPointZCollection::new(max_level).unwrap(),
+        ))),
+    ]
+}
+
+/// Every collection that takes only the levels `0..=max_level`.
+fn levels_only(max_level: u16) -> Vec<Box<dyn Subject>> {
+    vec![
+        Box::new(Keyed(ZOrder::simple(max_level).unwrap())),
+        Box::new(Shared::new(Box::new(
+            SimpleZCollection::new(max_level).unwrap(),
+        ))),
+    ]
+}
+
+/// All four.
+fn all(max_level: u16) -> Vec<Box<dyn Subject>> {
+    let mut all = every_z(max_level);
+    all.extend(levels_only(max_level));
+    all
+}
+
+fn add_all(c: &mut dyn Subject, zs: &[I16F16]) {
+    for (id, &z) in zs.iter().enumerate() {
+        c.add(id, z).unwrap();
+    }
+}
+
+/// The ids of `zs` sorted by Z, ties in id order (the order of adding).
+fn sorted_ids(zs: &[I16F16]) -> Vec<usize> {
+    let mut ids: Vec<usize> = (0..zs.len()).collect();
+    ids.sort_by_key(|&i| zs[i]);
+    ids
+}
+
 // ---- 1. Back to front is ascending Z, ties by the last Z-action ---------
 
 #[test]
 fn point1_back_to_front_is_ascending_z_over_every_kind_of_value() {
-    let max_level = 10;
     // Deliberately added in scrambled order.
     let zs = [
         DEFAULT_Z,
@@ -70,711 +229,600 @@ fn point1_back_to_front_is_ascending_z_over_every_kind_of_value() {
         bits(i32::MAX - 1), // just below the default Z
         z(10.5),
     ];
-    let objects: Vec<Obj> = zs.iter().map(|&v| obj(v)).collect();
-    let mut c = fixed(max_level);
-    add_all(&mut c, &objects);
-    let mut expected: Vec<usize> = (0..zs.len()).collect();
-    expected.sort_by_key(|&i| zs[i]);
-    assert_eq!(b2f(&c, &objects), expected);
+    for mut c in every_z(10) {
+        add_all(c.as_mut(), &zs);
+        assert_eq!(c.b2f(), sorted_ids(&zs), "{}", c.name());
+        c.check();
+    }
 }
 
 #[test]
 fn point1_equal_z_keeps_the_order_of_the_last_z_action() {
-    for c in [
-        &mut fixed(5) as &mut dyn ZCollection<Sprite>,
-        &mut simple(5),
-    ] {
-        let objects: Vec<Obj> = (0..4).map(|_| obj(z(2.0))).collect();
-        add_all(c, &objects);
-        assert_eq!(b2f(c, &objects), [0, 1, 2, 3]);
+    for mut c in all(5) {
+        add_all(c.as_mut(), &[z(2.0); 4]);
+        assert_eq!(c.b2f(), [0, 1, 2, 3]);
         // Moving away and back counts as a later Z-action.
-        objects[1].set(z(4.0));
-        c.change(&objects[1]).unwrap();
-        objects[1].set(z(2.0));
-        c.change(&objects[1]).unwrap();
-        assert_eq!(b2f(c, &objects), [0, 2, 3, 1]);
-        // Removing and re-adding too.
-        c.remove(&objects[0]).unwrap();
-        c.add(&objects[0]).unwrap();
-        assert_eq!(b2f(c, &objects), [2, 3, 1, 0]);
+        c.change(1, z(4.0)).unwrap();
+        c.change(1, z(2.0)).unwrap();
+        assert_eq!(c.b2f(), [0, 2, 3, 1]);
+        // Removing and adding again too.
+        c.remove(0).unwrap();
+        c.add(0, z(2.0)).unwrap();
+        assert_eq!(c.b2f(), [2, 3, 1, 0], "{}", c.name());
     }
 }
 
 #[test]
 fn point1_equal_z_ties_hold_for_non_optimized_and_default_z() {
     for shared_z in [DEFAULT_Z, I16F16::MIN, z(-7.25), z(1000.0), bits(1)] {
-        let objects: Vec<Obj> = (0..3).map(|_| obj(shared_z)).collect();
-        let mut c = fixed(4);
-        add_all(&mut c, &objects);
-        c.change(&objects[0]).unwrap();
-        assert_eq!(b2f(&c, &objects), [1, 2, 0], "Z {shared_z}");
+        for mut c in every_z(4) {
+            add_all(c.as_mut(), &[shared_z; 3]);
+            c.refile(0).unwrap();
+            assert_eq!(c.b2f(), [1, 2, 0], "Z {shared_z}, {}", c.name());
+        }
+    }
+}
+
+#[test]
+fn point1_holds_across_blocks_and_leaves() {
+    // Entries at one level (several blocks), at one fraction and at
+    // distinct fractions (several leaves), churned by changes and by
+    // removals and adds, against a (z, seq) model.
+    // Enough for several leaves (64 entries each) and blocks (32).
+    const ENTRIES: usize = if cfg!(miri) { 70 } else { 180 };
+    let zs_of = |step: usize| [z(1.0), z(1.5), bits((2 << 16) + step as i32 * 97)][step % 3];
+    for mut c in every_z(3) {
+        let mut model = std::collections::BTreeMap::new();
+        let mut seq = 0u64;
+        let mut filed = vec![(I16F16::ZERO, 0u64); ENTRIES];
+        for (id, place) in filed.iter_mut().enumerate() {
+            seq += 1;
+            c.add(id, zs_of(id)).unwrap();
+            *place = (zs_of(id), seq);
+            model.insert(*place, id);
+        }
+        for step in 0..if cfg!(miri) { 150 } else { 600 } {
+            let id = (step * 37) % ENTRIES;
+            let new_z = zs_of(step * 7 + 1);
+            model.remove(&filed[id]);
+            seq += 1;
+            if step % 5 == 0 {
+                c.remove(id).unwrap();
+                c.add(id, new_z).unwrap();
+            } else {
+                c.change(id, new_z).unwrap();
+            }
+            filed[id] = (new_z, seq);
+            model.insert(filed[id], id);
+        }
+        let expected: Vec<usize> = model.values().copied().collect();
+        assert_eq!(c.b2f(), expected, "{}", c.name());
+        c.check();
     }
 }
 
 #[test]
 fn point1_with_max_level_zero() {
-    for c in [
-        &mut fixed(0) as &mut dyn ZCollection<Sprite>,
-        &mut simple(0),
-    ] {
-        let objects = [obj(z(0.0)), obj(z(0.0))];
-        add_all(c, &objects);
-        assert_eq!(b2f(c, &objects), [0, 1]);
-        assert_eq!(c.max_level(), 0);
+    for mut c in all(0) {
+        add_all(c.as_mut(), &[z(0.0), z(0.0)]);
+        assert_eq!(c.b2f(), [0, 1]);
     }
-    let objects = [
-        obj(z(1.0)),
-        obj(z(0.5)),
-        obj(z(0.0)),
-        obj(z(-0.5)),
-        obj(DEFAULT_Z),
-    ];
-    let mut c = fixed(0);
-    add_all(&mut c, &objects);
-    assert_eq!(b2f(&c, &objects), [3, 2, 1, 0, 4]);
-    assert_eq!(c.nonoptimized_buckets(), 3);
+    let zs = [z(1.0), z(0.5), z(0.0), z(-0.5), DEFAULT_Z];
+    for mut c in every_z(0) {
+        add_all(c.as_mut(), &zs);
+        assert_eq!(c.b2f(), [3, 2, 1, 0, 4]);
+        assert_eq!(c.nonoptimized_buckets(), 3, "1, 0.5 and -0.5");
+    }
 }
 
 // ---- 2. Front to back is the exact reverse -------------------------------
 
 #[test]
 fn point2_front_to_back_is_the_exact_reverse() {
-    let zs = [3.0, 1.0, 3.0, -1.0, 2.5, 3.0, 1.0];
-    let objects: Vec<Obj> = zs.iter().map(|&v| obj(z(v))).collect();
-    let mut c = fixed(3);
-    add_all(&mut c, &objects);
-    let mut reversed = f2b(&c, &objects);
-    reversed.reverse();
-    assert_eq!(reversed, b2f(&c, &objects));
-    assert_eq!(b2f(&c, &objects), [3, 1, 6, 4, 0, 2, 5]);
+    let zs: Vec<I16F16> = [3.0, 1.0, 3.0, -1.0, 2.5, 3.0, 1.0, 9.0].map(z).to_vec();
+    for mut c in every_z(3) {
+        add_all(c.as_mut(), &zs);
+        let mut reversed = c.f2b();
+        reversed.reverse();
+        assert_eq!(reversed, c.b2f());
+        assert_eq!(c.b2f(), [3, 1, 6, 4, 0, 2, 5, 7]);
+    }
 }
 
-// ---- 3. change re-files even when Z did not change -----------------------
+// ---- 3. A re-file moves an entry even when its Z did not change ----------
 
 #[test]
-fn point3_change_at_the_same_z_pops_to_the_front_of_the_level() {
-    for c in [
-        &mut fixed(5) as &mut dyn ZCollection<Sprite>,
-        &mut simple(5),
-    ] {
-        let objects: Vec<Obj> = (0..3).map(|_| obj(z(5.0))).collect();
-        add_all(c, &objects);
-        c.change(&objects[0]).unwrap();
-        assert_eq!(f2b(c, &objects), [0, 2, 1]);
-        c.change(&objects[2]).unwrap();
-        assert_eq!(f2b(c, &objects), [2, 0, 1]);
+fn point3_a_refile_at_the_same_z_comes_to_the_front_of_that_z() {
+    for zs in [z(5.0), z(5.5), DEFAULT_Z] {
+        for mut c in every_z(5) {
+            add_all(c.as_mut(), &[zs; 3]);
+            c.refile(0).unwrap();
+            assert_eq!(c.f2b(), [0, 2, 1], "{}", c.name());
+            c.change(2, zs).unwrap();
+            assert_eq!(c.f2b(), [2, 0, 1]);
+        }
+    }
+    for mut c in levels_only(5) {
+        add_all(c.as_mut(), &[z(5.0); 3]);
+        c.refile(0).unwrap();
+        assert_eq!(c.f2b(), [0, 2, 1]);
     }
 }
 
 // ---- 4. Every I16F16 is a legal Z; the default Z -------------------------
 
 #[test]
-fn point4_every_value_is_legal_in_the_fixed_point_collection() {
-    // Miri is too slow to open all 32768 levels; the order does not care.
-    let top = if cfg!(miri) { 1001 } else { MAX_LEVEL_LIMIT };
+fn point4_every_value_is_legal_when_every_z_is_taken() {
+    let top = if cfg!(miri) { 1001 } else { 32767 };
     for max_level in [0, 1000, top] {
-        let mut c = fixed(max_level);
-        let extremes = [
-            I16F16::MIN,
-            bits(-1),
-            bits(0),
-            bits(1),
-            z(32767.0),
-            DEFAULT_Z,
-        ];
-        let objects: Vec<Obj> = extremes.iter().map(|&v| obj(v)).collect();
-        add_all(&mut c, &objects);
-        assert_eq!(b2f(&c, &objects), [0, 1, 2, 3, 4, 5]);
-        let top_is_a_level = max_level == MAX_LEVEL_LIMIT;
-        assert_eq!(
-            c.nonoptimized_buckets(),
-            if top_is_a_level { 3 } else { 4 },
-            "MIN, -DELTA, +DELTA, and 32767 unless it is a level"
-        );
+        for mut c in every_z(max_level) {
+            let extremes = [
+                I16F16::MIN,
+                bits(-1),
+                bits(0),
+                bits(1),
+                z(32767.0),
+                DEFAULT_Z,
+            ];
+            add_all(c.as_mut(), &extremes);
+            assert_eq!(c.b2f(), [0, 1, 2, 3, 4, 5]);
+            let top_is_a_level = max_level == 32767;
+            assert_eq!(
+                c.nonoptimized_buckets(),
+                if top_is_a_level { 3 } else { 4 },
+                "MIN, -DELTA, +DELTA, and 32767 unless it is a level"
+            );
+        }
     }
 }
 
 #[test]
 fn point4_creation_is_default_z_then_the_layer() {
-    let mut c = fixed(100);
-    let all: Vec<Obj> = std::iter::once(obj(z(7.0)))
-        .chain((0..3).map(|_| obj(DEFAULT_Z)))
-        .collect();
-    add_all(&mut c, &all);
-    // Every default-Z object is in front of everything else, in creation order.
-    assert_eq!(b2f(&c, &all), [0, 1, 2, 3]);
-    // Then each moves to its layer: the later move is further front.
-    for o in all[1..].iter().rev() {
-        o.set(z(7.0));
-        c.change(o).unwrap();
+    for mut c in every_z(100) {
+        add_all(c.as_mut(), &[z(7.0), DEFAULT_Z, DEFAULT_Z, DEFAULT_Z]);
+        // Every default-Z entry is in front of everything else, in order.
+        assert_eq!(c.b2f(), [0, 1, 2, 3]);
+        // Then each moves to its layer: the later move is further front.
+        for id in [3, 2, 1] {
+            c.change(id, z(7.0)).unwrap();
+        }
+        assert_eq!(c.b2f(), [0, 3, 2, 1]);
+        assert_eq!(
+            c.nonoptimized_buckets(),
+            0,
+            "the default bucket is not counted"
+        );
     }
-    assert_eq!(b2f(&c, &all), [0, 3, 2, 1]);
-    assert_eq!(
-        c.nonoptimized_buckets(),
-        0,
-        "the default bucket is not counted"
-    );
 }
 
 #[test]
-fn point4_the_simple_collection_refuses_every_z_that_is_not_a_level() {
-    let mut c = simple(10);
-    for bad in [
-        DEFAULT_Z,
-        I16F16::MIN,
-        bits(-1),
-        bits(1),
-        z(10.5),
-        z(11.0),
-        z(9.999),
-    ] {
-        let o = obj(bad);
+fn point4_the_simple_layout_refuses_every_z_that_is_not_a_level() {
+    for mut c in levels_only(10) {
+        for bad in [
+            DEFAULT_Z,
+            I16F16::MIN,
+            bits(-1),
+            bits(1),
+            z(10.5),
+            z(11.0),
+            z(9.999),
+        ] {
+            assert_eq!(
+                c.add(0, bad),
+                Err(ZError::ZOutOfRange {
+                    z: bad,
+                    max_level: 10
+                })
+            );
+            assert!(!c.contains(0));
+        }
+        assert_eq!(c.len(), 0);
+        c.add(0, z(0.0)).unwrap();
+        c.add(1, z(10.0)).unwrap();
         assert_eq!(
-            c.add(&o),
+            c.change(1, z(10.5)),
             Err(ZError::ZOutOfRange {
-                z: bad,
+                z: z(10.5),
                 max_level: 10
             })
         );
-        assert!(!o.is_in_collection());
+        assert_eq!(c.b2f(), [0, 1], "a refused change keeps the old place");
+        assert_eq!(c.z_of(1), Some(z(10.0)));
+        assert_eq!(c.nonoptimized_buckets(), 0);
     }
-    assert!(c.is_empty());
-    for good in [0.0, 10.0] {
-        c.add(&obj(z(good))).unwrap();
-    }
-    assert_eq!(c.len(), 2);
 }
 
 // ---- 5. Misuse is an error that changes nothing --------------------------
 
-/// Everything observable about a collection, to show an error changed
-/// nothing.
-fn snapshot(
-    c: &dyn ZCollection<Sprite>,
-    objects: &[Obj],
-) -> (usize, Vec<usize>, Vec<usize>, Vec<bool>, usize) {
+type Snapshot = (usize, Vec<usize>, Vec<usize>, Vec<Option<I16F16>>, usize);
+
+/// Everything observable about a collection (walking counts as a traversal
+/// for pruning: take snapshots in pairs, the same way).
+fn snapshot(c: &dyn Subject) -> Snapshot {
     (
         c.len(),
-        b2f(c, objects),
-        f2b(c, objects),
-        objects.iter().map(|o| c.contains(o)).collect(),
+        c.b2f(),
+        c.f2b(),
+        (0..8).map(|id| c.z_of(id)).collect(),
         c.nonoptimized_buckets(),
     )
 }
 
 #[test]
 fn point5_every_misuse_is_an_error_that_changes_nothing() {
-    let objects: Vec<Obj> = [1.0, 2.5, 1.0, 3.0].iter().map(|&v| obj(z(v))).collect();
-    let (a_objects, loose) = objects.split_at(3);
-    for (mut a, mut b) in [
-        (
-            Box::new(fixed(4)) as Box<dyn ZCollection<Sprite>>,
-            Box::new(fixed(4)) as Box<dyn ZCollection<Sprite>>,
-        ),
-        (Box::new(fixed(4)), Box::new(simple(4))),
-        (Box::new(simple(4)), Box::new(fixed(4))),
-    ] {
-        let in_a = if a.add(&objects[1]).is_ok() {
-            a_objects
-        } else {
-            // a simple collection refuses 2.5
-            &a_objects[..1]
-        };
-        if in_a.len() == 3 {
-            a.add(&objects[0]).unwrap();
-            a.add(&objects[2]).unwrap();
-        } else {
-            a.add(&objects[0]).unwrap();
-        }
-        let before_a = snapshot(a.as_ref(), &objects);
-        let before_b = snapshot(b.as_ref(), &objects);
-        for o in in_a {
-            assert_eq!(a.add(o), Err(ZError::AlreadyInCollection), "adding twice");
-            assert_eq!(
-                b.add(o),
-                Err(ZError::AlreadyInCollection),
-                "adding to a second collection"
-            );
-            assert_eq!(
-                b.remove(o),
-                Err(ZError::NotInCollection),
-                "removing from the wrong one"
-            );
-            assert_eq!(
-                b.change(o),
-                Err(ZError::NotInCollection),
-                "changing in the wrong one"
-            );
-        }
-        for o in loose {
-            assert_eq!(
-                a.remove(o),
-                Err(ZError::NotInCollection),
-                "removing what is not there"
-            );
-            assert_eq!(
-                a.change(o),
-                Err(ZError::NotInCollection),
-                "changing what is not there"
-            );
-        }
-        assert_eq!(snapshot(a.as_ref(), &objects), before_a);
-        assert_eq!(snapshot(b.as_ref(), &objects), before_b);
-        // Removed, the object may go to the other collection.
-        a.remove(&objects[0]).unwrap();
+    for mut c in all(5) {
+        add_all(c.as_mut(), &[z(1.0), z(2.0), z(1.0)]);
+        let before = snapshot(c.as_ref());
         assert_eq!(
-            a.remove(&objects[0]),
-            Err(ZError::NotInCollection),
-            "removing twice"
+            c.add(0, z(3.0)),
+            Err(ZError::AlreadyInCollection),
+            "adding twice"
         );
-        b.add(&objects[0]).unwrap();
-        assert!(b.contains(&objects[0]) && !a.contains(&objects[0]));
-        a.clear();
-        b.clear();
+        assert_eq!(
+            c.remove(5),
+            Err(ZError::NotInCollection),
+            "removing a stranger"
+        );
+        assert_eq!(
+            c.change(5, z(1.0)),
+            Err(ZError::NotInCollection),
+            "changing a stranger"
+        );
+        assert_eq!(c.refile(6), Err(ZError::NotInCollection));
+        let after = snapshot(c.as_ref());
+        assert_eq!(
+            (after.0, &after.1, &after.2, &after.3),
+            (before.0, &before.1, &before.2, &before.3)
+        );
+        c.check();
     }
 }
 
 #[test]
-fn point5_a_refused_change_in_the_simple_collection_keeps_the_old_place() {
-    let mut c = simple(3);
-    let objects: Vec<Obj> = (0..3).map(|_| obj(z(1.0))).collect();
-    add_all(&mut c, &objects);
-    objects[0].set(z(1.5));
+fn point5_an_object_lives_in_one_rc_collection_at_a_time() {
+    let objects: Vec<Obj> = (0..3)
+        .map(|i| Rc::new(ZObject::new(Cell::new(z(f64::from(i))))))
+        .collect();
+    let mut a = FixedPointZCollection::new(5).unwrap();
+    let mut b = SimpleZCollection::new(5).unwrap();
+    a.add(&objects[0]).unwrap();
     assert_eq!(
-        c.change(&objects[0]),
-        Err(ZError::ZOutOfRange {
-            z: z(1.5),
-            max_level: 3
-        })
+        b.add(&objects[0]),
+        Err(ZError::AlreadyInCollection),
+        "already in another"
     );
-    assert_eq!(b2f(&c, &objects), [0, 1, 2], "not popped to the front");
+    assert_eq!(
+        b.remove(&objects[0]),
+        Err(ZError::NotInCollection),
+        "in another, not here"
+    );
+    assert_eq!(b.change(&objects[0]), Err(ZError::NotInCollection));
+    assert_eq!(b.z_of(&objects[0]), None);
+    assert!(b.is_empty() && a.contains(&objects[0]) && !b.contains(&objects[0]));
+    a.remove(&objects[0]).unwrap();
+    b.add(&objects[0]).unwrap();
+    assert!(b.contains(&objects[0]) && !a.contains(&objects[0]));
 }
 
 #[test]
 fn point5_objects_of_a_dropped_collection_are_free_again() {
-    let o = obj(z(1.0));
+    let o = Rc::new(ZObject::new(Cell::new(z(0.5))));
     {
-        let mut gone = fixed(2);
-        gone.add(&o).unwrap();
+        let mut c = FixedPointZCollection::new(3).unwrap();
+        c.add(&o).unwrap();
         assert_eq!(Rc::strong_count(&o), 2);
     }
-    assert!(!o.is_in_collection());
+    assert!(!ZObject::is_in_collection(&o));
     assert_eq!(Rc::strong_count(&o), 1);
-    let mut next = simple(2);
+    let mut next = SimpleZCollection::new(3).unwrap();
+    o.set(z(1.0));
     next.add(&o).unwrap();
-    assert!(next.contains(&o));
 }
 
 #[test]
 fn constructors_refuse_bad_settings() {
+    type F = FixedPointZCollection<Sprite>;
     assert_eq!(
-        FixedPointZCollection::<Sprite>::new(MAX_LEVEL_LIMIT + 1).err(),
-        Some(ZError::MaxLevelTooLarge { max_level: 32768 })
+        F::new(32768).unwrap_err(),
+        ZError::MaxLevelTooLarge { max_level: 32768 }
     );
     assert_eq!(
-        SimpleZCollection::<Sprite>::new(u16::MAX).err(),
-        Some(ZError::MaxLevelTooLarge {
+        F::with_prune_after(3, 0).unwrap_err(),
+        ZError::ZeroPruneThreshold
+    );
+    assert_eq!(
+        SimpleZCollection::<Sprite>::new(u16::MAX).unwrap_err(),
+        ZError::MaxLevelTooLarge {
             max_level: u16::MAX
-        })
+        }
     );
     assert_eq!(
-        FixedPointZCollection::<Sprite>::with_prune_after(3, 0).err(),
-        Some(ZError::ZeroPruneThreshold)
+        ZOrder::<u32>::new(40_000).unwrap_err(),
+        ZError::MaxLevelTooLarge { max_level: 40_000 }
     );
-    assert_eq!(fixed(3).prune_after(), DEFAULT_PRUNE_AFTER);
-    const { assert!(DEFAULT_PRUNE_AFTER >= 1 && DEFAULT_PRUNE_AFTER <= 16) };
+    assert_eq!(
+        ZOrder::<u32>::with_prune_after(3, 0).unwrap_err(),
+        ZError::ZeroPruneThreshold
+    );
+    assert_eq!(
+        ZOrder::<u32>::simple(32768).unwrap_err(),
+        ZError::MaxLevelTooLarge { max_level: 32768 }
+    );
+    assert_eq!(F::new(3).unwrap().prune_after(), F::DEFAULT_PRUNE_AFTER);
+    assert_eq!(F::MAX_LEVEL, 32767);
+    assert_eq!(
+        ZOrder::<u32>::new(3).unwrap().prune_after(),
+        Some(ZOrder::<u32>::DEFAULT_PRUNE_AFTER)
+    );
 }
 
 #[test]
-fn errors_display_and_name_themselves() {
-    let errors = [
-        ZError::AlreadyInCollection,
-        ZError::NotInCollection,
-        ZError::ZOutOfRange {
-            z: z(1.5),
-            max_level: 3,
-        },
-        ZError::MaxLevelTooLarge { max_level: 40000 },
-        ZError::ZeroPruneThreshold,
-    ];
-    let shown: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+fn errors_display_exact_bits_and_are_errors() {
+    let out = ZError::ZOutOfRange {
+        z: bits(1),
+        max_level: 3,
+    };
     assert_eq!(
-        shown[2],
-        "Z 1.5 is not a level of this collection (a natural number from 0 to 3)"
+        out.to_string(),
+        "Z 0.00002 (bits 0x00000001) is not a level of this collection (a natural number from 0 to 3)"
     );
-    assert_eq!(errors[0].code(), "already-in-collection");
-    assert_eq!(errors[2].code(), "z-out-of-range");
-    let boxed: Box<dyn std::error::Error> = Box::new(errors[1]);
+    let negative = ZError::ZOutOfRange {
+        z: z(-0.5),
+        max_level: 3,
+    };
+    assert!(
+        negative.to_string().contains("bits 0xffff8000"),
+        "{negative}"
+    );
+    let boxed: Box<dyn std::error::Error> = Box::new(ZError::NotInCollection);
     assert_eq!(boxed.to_string(), "the object is not in this Z collection");
+    assert!(
+        ZError::IndexInUse { index: 7 }
+            .to_string()
+            .contains("index 7")
+    );
+    assert_eq!(
+        ZError::CapacityOverflow.to_string(),
+        "the Z collection cannot grow that large"
+    );
 }
 
-// ---- 6. Traversal visits each object once; empty yields nothing ----------
+// ---- 6. Traversal visits each entry once ---------------------------------
 
 #[test]
 fn point6_an_empty_collection_yields_nothing() {
-    let c = fixed(10);
-    assert_eq!(c.back_to_front().next().map(|o| o.get()), None);
-    assert_eq!(c.front_to_back().len(), 0);
-    let s = simple(10);
-    assert!(s.back_to_front().next_back().is_none());
-    assert!((&s).into_iter().next().is_none());
+    for c in all(3) {
+        assert!(c.b2f().is_empty() && c.f2b().is_empty());
+    }
+    let order = ZOrder::<u32>::new(3).unwrap();
+    assert_eq!(order.back_to_front().len(), 0);
+    assert!(order.iter().next_back().is_none());
+    assert!((&order).into_iter().next().is_none());
+    let scene = FixedPointZCollection::<Sprite>::new(3).unwrap();
+    assert!(scene.back_to_front().next().is_none());
+    assert!((&scene).into_iter().next_back().is_none());
 }
 
 #[test]
 fn point6_iterators_are_exact_double_ended_fused_and_clone() {
-    fn traits<I: DoubleEndedIterator + ExactSizeIterator + FusedIterator + Clone>(_: &I) {}
-    let objects: Vec<Obj> = [0.0, 2.0, 1.5, 2.0, -3.0, 9.0]
-        .iter()
-        .map(|&v| obj(z(v)))
-        .collect();
-    let mut c = fixed(4);
-    add_all(&mut c, &objects);
-    let b: BackToFront<'_, Sprite> = c.back_to_front();
-    let f: FrontToBack<'_, Sprite> = c.front_to_back();
-    traits(&b);
-    traits(&f);
-    let expected = [4, 0, 2, 1, 3, 5];
-    // Meeting in the middle from both ends, inside one bucket and across.
-    for front_steps in 0..=6 {
-        let mut it = c.back_to_front();
-        let mut seen: Vec<usize> = order(&objects, it.by_ref().take(front_steps));
-        assert_eq!(it.len(), 6 - front_steps);
-        let mut tail: Vec<usize> = order(&objects, it.by_ref().rev());
-        tail.reverse();
-        seen.extend(tail);
-        assert_eq!(seen, expected, "{front_steps} steps from the front first");
-        assert!(it.next().is_none() && it.next_back().is_none());
+    fn traits<I: DoubleEndedIterator + ExactSizeIterator + std::iter::FusedIterator + Clone>(
+        _: &I,
+    ) {
     }
-    let mut it = c.front_to_back();
-    it.next();
-    let clone = it.clone();
-    assert_eq!(order(&objects, clone), order(&objects, it));
-    assert_eq!(
-        order(&objects, (&c).into_iter()),
-        expected,
-        "&collection iterates back to front"
-    );
-    assert!(format!("{:?}", c.back_to_front()).contains("remaining: 6"));
+    let mut order = ZOrder::<u32>::new(3).unwrap();
+    let mut scene = FixedPointZCollection::new(3).unwrap();
+    let objects: Vec<Obj> = (0..6)
+        .map(|_| Rc::new(ZObject::new(Cell::new(z(0.0)))))
+        .collect();
+    let zs = [2.0, -1.0, 2.0, 0.5, 7.0, 0.0].map(z);
+    for (i, &v) in zs.iter().enumerate() {
+        order.insert(i as u32, v).unwrap();
+        objects[i].set(v);
+        scene.add(&objects[i]).unwrap();
+    }
+    let expected: Vec<u32> = sorted_ids(&zs).into_iter().map(|i| i as u32).collect();
+    traits(&order.back_to_front());
+    traits(&order.front_to_back());
+    traits(&order.iter());
+    traits(&scene.back_to_front());
+    traits(&scene.front_to_back());
+    for front_steps in 0..=6 {
+        let mut it = order.back_to_front();
+        let mut seen_front: Vec<u32> = (&mut it).take(front_steps).collect();
+        assert_eq!(it.len(), 6 - front_steps);
+        let clone = it.clone();
+        let mut seen_back: Vec<u32> = it.by_ref().rev().collect();
+        seen_back.reverse();
+        seen_front.extend(seen_back);
+        assert_eq!(seen_front, expected);
+        assert!(it.next().is_none() && it.next_back().is_none(), "fused");
+        assert_eq!(
+            clone.len(),
+            6 - front_steps,
+            "a clone walks on from the same place"
+        );
+    }
+    let ids: Vec<usize> = scene
+        .back_to_front()
+        .map(|o| objects.iter().position(|h| Rc::ptr_eq(h, o)).unwrap())
+        .collect();
+    assert_eq!(ids, sorted_ids(&zs));
+    assert!(format!("{:?}", order.back_to_front()).contains("remaining: 6"));
+    assert!(format!("{:?}", scene.back_to_front()).contains("remaining: 6"));
 }
 
 #[test]
 fn point6_nested_traversals_see_every_pair() {
-    let objects: Vec<Obj> = (0..5).map(|i| obj(z(f64::from(i) * 0.5))).collect();
-    let mut c = fixed(2);
-    add_all(&mut c, &objects);
+    let mut order = ZOrder::<u32>::new(3).unwrap();
+    for (key, v) in [
+        (0, 1.0),
+        (1, 0.5),
+        (2, 3.0),
+        (3, DEFAULT_Z.to_num::<f64>()),
+        (4, -2.0),
+    ] {
+        order.insert(key, z(v)).unwrap();
+    }
     let mut pairs = Vec::new();
-    for a in c.back_to_front() {
-        for b in c.front_to_back() {
-            pairs.push((
-                order(&objects, [a].into_iter())[0],
-                order(&objects, [b].into_iter())[0],
-            ));
+    for a in order.back_to_front() {
+        for b in order.front_to_back() {
+            pairs.push((a, b));
         }
     }
-    assert_eq!(pairs.len(), 25);
-    pairs.sort();
-    pairs.dedup();
     assert_eq!(pairs.len(), 25, "every ordered pair exactly once");
+    pairs.sort_unstable();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 25);
 }
 
-/// A collection large enough that traversals prefetch objects a block ahead
-/// (from 32,768 objects; under Miri, 200, still two blocks a bucket),
-/// churned so blocks have holes and sit apart: both orders, and both ends
-/// meeting in the middle, still match the model.
 #[test]
 fn point6_large_churned_collections_traverse_exactly_once_in_order() {
-    let count: usize = if cfg!(miri) { 200 } else { 40_000 };
-    let zs = [z(0.0), z(3.0), z(-1.25), z(7.5), DEFAULT_Z];
-    let objects: Vec<Obj> = (0..count).map(|i| obj(zs[i % zs.len()])).collect();
-    let mut c = fixed(5);
-    add_all(&mut c, &objects);
-    // The model: (z, seq) per object.
-    let mut keys: Vec<(I16F16, usize)> = (0..count).map(|i| (objects[i].get(), i)).collect();
-    let mut seq = count;
-    // Churn: every third object moves to another Z, every seventh is
-    // removed and added back.
-    for i in (0..count).step_by(3) {
-        objects[i].set(zs[(i / 3) % zs.len()]);
-        c.change(&objects[i]).unwrap();
-        keys[i] = (objects[i].get(), seq);
+    let n: u32 = if cfg!(miri) { 400 } else { 40_000 };
+    let mut order = ZOrder::<u32>::new(15).unwrap();
+    let mut model = std::collections::BTreeMap::new();
+    let mut seq = 0u64;
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut key_z = vec![None; n as usize];
+    for step in 0..n * 3 {
+        let key = (next() % u64::from(n)) as u32;
+        let r = next();
+        let new_z = match r % 4 {
+            0 => z((r >> 8) as f64 % 16.0).floor(),
+            1 => bits(((r >> 8) % (20 << 16)) as i32 - (2 << 16)),
+            2 => DEFAULT_Z,
+            _ => bits(((r >> 8) % 64) as i32 * 4096),
+        };
         seq += 1;
+        if let Some((old_z, old_seq)) = key_z[key as usize].take() {
+            model.remove(&(old_z, old_seq));
+            if step % 5 == 0 {
+                order.remove(key).unwrap();
+                continue;
+            }
+            order.set_z(key, new_z).unwrap();
+        } else {
+            order.insert(key, new_z).unwrap();
+        }
+        model.insert((new_z, seq), key);
+        key_z[key as usize] = Some((new_z, seq));
     }
-    for i in (0..count).step_by(7) {
-        c.remove(&objects[i]).unwrap();
-        c.add(&objects[i]).unwrap();
-        keys[i] = (objects[i].get(), seq);
-        seq += 1;
-    }
-    let mut expected: Vec<usize> = (0..count).collect();
-    expected.sort_by_key(|&i| keys[i]);
-    // Name objects by address: a search per object would be quadratic.
-    let ids: std::collections::HashMap<*const ZObject<Sprite>, usize> = objects
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (Rc::as_ptr(o), i))
-        .collect();
-    let id = |o: &ZObject<Sprite>| ids[&std::ptr::from_ref(o)];
-    let back_to_front: Vec<usize> = c.back_to_front().map(id).collect();
-    assert_eq!(back_to_front, expected);
-    let mut front_to_back: Vec<usize> = c.front_to_back().map(id).collect();
-    front_to_back.reverse();
-    assert_eq!(front_to_back, expected);
-    let mut it = c.back_to_front();
-    let mut front: Vec<usize> = it.by_ref().take(count / 3).map(id).collect();
-    let mut back: Vec<usize> = it.rev().map(id).collect();
+    order.check_invariants();
+    let expected: Vec<u32> = model.values().copied().collect();
+    assert_eq!(order.back_to_front().collect::<Vec<_>>(), expected);
+    let mut back: Vec<u32> = order.front_to_back().collect();
     back.reverse();
-    front.extend(back);
+    assert_eq!(back, expected);
+    let mut both = order.back_to_front();
+    let (mut front, mut rear) = (Vec::new(), Vec::new());
+    while let (Some(a), b) = (both.next(), both.next_back()) {
+        front.push(a);
+        rear.extend(b);
+    }
+    rear.reverse();
+    front.extend(rear);
     assert_eq!(front, expected, "both ends, meeting in the middle");
 }
 
-// ---- Removing and re-Z-ing while walking ---------------------------------
-
-#[test]
-fn update_visits_each_object_once_even_when_it_moves_ahead() {
-    let objects: Vec<Obj> = (0..6).map(|i| obj(z(f64::from(i)))).collect();
-    let mut c = fixed(10);
-    add_all(&mut c, &objects);
-    let mut visits = 0;
-    let done = c.update(|o| {
-        visits += 1;
-        let level: i32 = o.get().to_num();
-        match level {
-            0 | 3 => Visit::Remove,
-            1 => {
-                o.set(z(8.0)); // ahead of the walk
-                Visit::Change
-            }
-            _ => Visit::Keep,
-        }
-    });
-    assert_eq!(visits, 6);
-    assert_eq!(
-        done,
-        zorder::Updated {
-            removed: 2,
-            changed: 1,
-            refused: 0
-        }
-    );
-    assert_eq!(b2f(&c, &objects), [2, 4, 5, 1]);
-    assert_eq!(Rc::strong_count(&objects[0]), 1);
-
-    let kept = c.retain(|o| o.get() > 3);
-    assert_eq!(kept, 1);
-    assert_eq!(b2f(&c, &objects), [4, 5, 1]);
-}
-
-#[test]
-fn update_in_the_simple_collection_counts_refused_changes() {
-    let objects: Vec<Obj> = (0..3).map(|_| obj(z(1.0))).collect();
-    let mut c = simple(2);
-    add_all(&mut c, &objects);
-    let done = c.update(|o| {
-        o.set(if o.same(&objects[1]) { z(7.0) } else { z(2.0) });
-        Visit::Change
-    });
-    assert_eq!((done.changed, done.refused), (2, 1));
-    assert_eq!(b2f(&c, &objects), [1, 0, 2]);
-}
-
-// ---- Buckets between the levels, and pruning -----------------------------
-
-#[test]
-fn walks_join_existing_buckets_and_open_new_ones_in_place() {
-    let mut c = FixedPointZCollection::with_prune_after(3, 2).unwrap();
-    let zs = [-1.0, -2.0, -1.0, 1.5, 1.25, 1.5, 7.0, 5.0, 7.0, 3.0];
-    let objects: Vec<Obj> = zs.iter().map(|&v| obj(z(v))).collect();
-    add_all(&mut c, &objects);
-    assert_eq!(c.nonoptimized_buckets(), 6, "-2, -1, 1.25, 1.5, 5, 7");
-    assert_eq!(b2f(&c, &objects), [1, 0, 2, 4, 3, 5, 9, 7, 6, 8]);
-}
+// ---- Pruning ---------------------------------------------------------------
 
 #[test]
 fn empty_buckets_are_pruned_after_the_threshold_and_refills_restart_the_count() {
-    let k = 3;
-    let mut c = FixedPointZCollection::with_prune_after(2, k).unwrap();
-    let a = obj(z(0.5));
-    let b = obj(z(-4.0));
-    c.add(&a).unwrap();
-    c.add(&b).unwrap();
-    c.remove(&a).unwrap();
-    assert_eq!(c.nonoptimized_buckets(), 2);
-    // Found empty k - 1 times, then refilled: the bucket survives.
-    for _ in 0..k - 1 {
-        assert_eq!(c.back_to_front().count(), 1);
+    for prune_after in [1, 2, 5] {
+        let mut order = ZOrder::<u32>::with_prune_after(4, prune_after).unwrap();
+        order.insert(0, z(0.5)).unwrap();
+        order.insert(1, z(-3.0)).unwrap();
+        order.insert(2, z(0.75)).unwrap();
+        order.remove(0).unwrap();
+        order.remove(2).unwrap();
+        assert_eq!(order.nonoptimized_buckets(), 3);
+        for _ in 0..prune_after {
+            let _ = order.back_to_front();
+            assert_eq!(
+                order.nonoptimized_buckets(),
+                3,
+                "found empty, not pruned yet"
+            );
+        }
+        // Refilled in time: 0.5 restarts its count; 0.75 goes at the next.
+        order.insert(0, z(0.5)).unwrap();
+        order.remove(0).unwrap();
+        let _ = order.front_to_back();
+        assert_eq!(order.nonoptimized_buckets(), 2, "0.75 pruned");
+        for _ in 0..prune_after {
+            assert_eq!(order.nonoptimized_buckets(), 2);
+            let _ = order.iter();
+        }
+        assert_eq!(order.nonoptimized_buckets(), 1, "only -3 lives");
+        order.check_invariants();
     }
-    c.add(&a).unwrap();
-    c.remove(&a).unwrap();
-    for _ in 0..k {
-        assert_eq!(c.front_to_back().count(), 1);
-        assert_eq!(c.nonoptimized_buckets(), 2, "not yet");
-    }
-    // The (k + 1)-th traversal frees it.
-    assert_eq!(c.back_to_front().count(), 1);
-    assert_eq!(c.nonoptimized_buckets(), 1);
-    // The bucket of a live object is never freed.
-    for _ in 0..3 * k {
-        c.back_to_front().for_each(drop);
-    }
-    assert_eq!(c.nonoptimized_buckets(), 1);
-    assert!(c.contains(&b));
 }
 
 #[test]
-fn no_pruning_happens_under_a_live_traversal() {
-    let mut c = FixedPointZCollection::with_prune_after(1, 1).unwrap();
-    let keep = obj(z(1.0));
-    let gone = obj(z(0.5));
-    c.add(&keep).unwrap();
-    c.add(&gone).unwrap();
-    c.remove(&gone).unwrap();
-    c.back_to_front().for_each(drop); // finds the 0.5 bucket empty once
-    let outer = c.back_to_front(); // would prune, but...
+fn pruning_does_not_wait_for_other_traversals_to_end() {
+    let mut scene = FixedPointZCollection::with_prune_after(4, 1).unwrap();
+    let keep = Rc::new(ZObject::new(Cell::new(z(1.5))));
+    let gone = Rc::new(ZObject::new(Cell::new(z(2.5))));
+    scene.add(&keep).unwrap();
+    scene.add(&gone).unwrap();
+    scene.remove(&gone).unwrap();
+    let outer = scene.back_to_front();
+    let inner = scene.back_to_front();
     assert_eq!(
-        c.nonoptimized_buckets(),
-        0,
-        "...it started with no traversal alive"
-    );
-    drop(outer);
-    gone.set(z(0.25));
-    c.add(&gone).unwrap();
-    c.remove(&gone).unwrap();
-    let mut outer = c.back_to_front();
-    c.back_to_front().for_each(drop);
-    let inner = c.front_to_back(); // due, but the outer traversal is alive
-    assert_eq!(c.nonoptimized_buckets(), 1);
-    assert!(outer.next().unwrap().same(&keep));
-    drop((outer, inner));
-    c.back_to_front().for_each(drop);
-    assert_eq!(c.nonoptimized_buckets(), 0);
-}
-
-#[test]
-fn clear_frees_non_optimized_buckets_and_keeps_the_collection_usable() {
-    let mut c = fixed(2);
-    let objects: Vec<Obj> = [0.5, -1.0, 2.0, 99.0, DEFAULT_Z.to_num()]
-        .iter()
-        .map(|&v| obj(z(v)))
-        .collect();
-    add_all(&mut c, &objects);
-    assert_eq!(c.nonoptimized_buckets(), 3);
-    // The negatives' bucket is emptied, waiting to be pruned, in a section
-    // that no longer holds objects: clear frees it all the same.
-    c.remove(&objects[1]).unwrap();
-    assert_eq!(c.nonoptimized_buckets(), 3);
-    c.clear();
-    assert_eq!((c.len(), c.nonoptimized_buckets()), (0, 0));
-    assert!(
-        objects
-            .iter()
-            .all(|o| !o.is_in_collection() && Rc::strong_count(o) == 1)
-    );
-    add_all(&mut c, &objects);
-    assert_eq!(b2f(&c, &objects), [1, 0, 2, 3, 4]);
-
-    // Many levels, few of them used: clear empties the used ones. (Fewer
-    // under Miri; the `sections` unit test covers the occupancy bitmap past
-    // its first summary word there.)
-    let top = if cfg!(miri) { 300 } else { MAX_LEVEL_LIMIT };
-    let mut c = fixed(top);
-    let middle = f64::from(top / 2);
-    let objects: Vec<Obj> = [0.0, middle, middle, f64::from(top), middle + 0.5]
-        .iter()
-        .map(|&v| obj(z(v)))
-        .collect();
-    add_all(&mut c, &objects);
-    c.clear();
-    assert!(c.is_empty() && c.back_to_front().next().is_none());
-    assert!(objects.iter().all(|o| Rc::strong_count(o) == 1));
-    add_all(&mut c, &objects[1..3]);
-    assert_eq!(b2f(&c, &objects), [1, 2]);
-}
-
-// ---- Handles come back: nothing leaks ------------------------------------
-
-#[test]
-fn strong_counts_return_after_remove_clear_update_and_drop() {
-    let objects: Vec<Obj> = [0.0, 1.5, DEFAULT_Z.to_num(), -3.0]
-        .iter()
-        .map(|&v| obj(z(v)))
-        .collect();
-    let counts = |objects: &[Obj]| objects.iter().map(Rc::strong_count).collect::<Vec<_>>();
-    let mut c = fixed(2);
-    add_all(&mut c, &objects);
-    assert_eq!(counts(&objects), [2, 2, 2, 2]);
-    c.remove(&objects[0]).unwrap();
-    assert_eq!(counts(&objects), [1, 2, 2, 2]);
-    let _ = c.update(|o| {
-        if o.same(&objects[1]) {
-            Visit::Remove
-        } else {
-            Visit::Change
-        }
-    });
-    assert_eq!(counts(&objects), [1, 1, 2, 2]);
-    c.clear();
-    assert_eq!(counts(&objects), [1, 1, 1, 1]);
-    add_all(&mut c, &objects);
-    drop(c);
-    assert_eq!(counts(&objects), [1, 1, 1, 1]);
-
-    let mut s = simple(2);
-    s.add(&objects[0]).unwrap();
-    drop(s);
-    assert_eq!(counts(&objects), [1, 1, 1, 1]);
-}
-
-#[test]
-fn a_collection_drops_the_objects_only_it_held() {
-    struct Noisy<'a>(&'a Cell<u32>, I16F16);
-    impl Drop for Noisy<'_> {
-        fn drop(&mut self) {
-            self.0.set(self.0.get() + 1);
-        }
-    }
-    impl zorder::ZSortable for Noisy<'_> {
-        fn z_order(&self) -> I16F16 {
-            self.1
-        }
-    }
-    let dropped = Cell::new(0);
-    let mut c = FixedPointZCollection::new(3).unwrap();
-    for v in [0.0, 0.5, 3.0] {
-        c.add(&Rc::new(ZObject::new(Noisy(&dropped, z(v)))))
-            .unwrap();
-    }
-    assert_eq!(dropped.get(), 0);
-    drop(c);
-    assert_eq!(dropped.get(), 3);
-}
-
-#[test]
-fn debug_shows_the_variant_and_the_objects_without_pruning() {
-    let mut c = FixedPointZCollection::with_prune_after(2, 1).unwrap();
-    let o = obj(z(1.5));
-    c.add(&o).unwrap();
-    c.remove(&o).unwrap();
-    c.add(&obj(z(2.0))).unwrap();
-    for _ in 0..5 {
-        let _ = format!("{c:?}");
-    }
-    assert_eq!(
-        c.nonoptimized_buckets(),
+        scene.nonoptimized_buckets(),
         1,
-        "Debug neither counts nor prunes"
+        "two traversals: pruned at the second"
     );
-    let shown = format!("{c:?}");
-    assert!(
-        shown.starts_with("FixedPointZCollection { max_level: 2, len: 1"),
-        "{shown}"
-    );
-    assert!(
-        shown.contains("back_to_front: [Cell { value: 2 }]"),
-        "{shown}"
-    );
-    assert!(format!("{:?}", simple(1)).starts_with("SimpleZCollection"));
+    // Both walks are still alive, and walk on.
+    assert_eq!(outer.count() + inner.count(), 2);
+}
+
+#[test]
+fn waiting_buckets_are_capped_by_the_live_ones_so_memory_stays_bounded() {
+    let cap = 1024;
+    let mut order = ZOrder::<u32>::new(4).unwrap();
+    // No traversal at all: a replay, or a paused game that keeps spawning.
+    for i in 0..3 * cap as u32 {
+        order.insert(i, bits(-1 - i as i32)).unwrap();
+        order.remove(i).unwrap();
+    }
     assert_eq!(
-        format!("{o:?}"),
-        "ZObject { value: Cell { value: 1.5 }, in_collection: false }"
+        order.nonoptimized_buckets(),
+        cap,
+        "at most max(1024, live) wait"
     );
+    for i in 0..2000u32 {
+        order.insert(i, bits(i as i32 + 1)).unwrap();
+    }
+    assert_eq!(order.nonoptimized_buckets(), 2000 + cap);
+    for i in 0..2000u32 {
+        order.remove(i).unwrap();
+    }
+    // The cap follows the live values down as they empty.
+    assert!(order.nonoptimized_buckets() <= 2 * cap);
+    order.check_invariants();
+    for _ in 0..9 {
+        let _ = order.back_to_front();
+    }
+    assert_eq!(order.nonoptimized_buckets(), 0);
+}
+
+#[test]
+fn clear_frees_every_bucket_and_keeps_the_collection_usable() {
+    for mut c in every_z(3) {
+        add_all(c.as_mut(), &[z(0.5), z(1.5), z(-1.0), z(2.0)]);
+        assert_eq!(c.nonoptimized_buckets(), 3);
+        c.clear();
+        assert_eq!((c.len(), c.nonoptimized_buckets()), (0, 0));
+        assert!(!c.contains(0));
+        add_all(c.as_mut(), &[z(0.5), z(0.5)]);
+        assert_eq!(c.b2f(), [0, 1]);
+        assert_eq!(c.nonoptimized_buckets(), 1);
+        c.check();
+    }
 }

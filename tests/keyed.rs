@@ -1,0 +1,326 @@
+//! The keyed collection as users of `slotmap`, `indexmap` and `Vec` expect
+//! it: generational keys, the conventional methods and traits, threads.
+
+use std::collections::BTreeMap;
+
+use zorder::{DEFAULT_Z, I16F16, KeyVisit, ZError, ZKey, ZOrder};
+
+fn z(v: f64) -> I16F16 {
+    I16F16::from_num(v)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Entity {
+    index: u32,
+    generation: u32,
+}
+
+impl ZKey for Entity {
+    fn index(&self) -> usize {
+        self.index as usize
+    }
+}
+
+fn entity(index: u32, generation: u32) -> Entity {
+    Entity { index, generation }
+}
+
+#[test]
+fn it_is_send_and_sync_whenever_the_key_is() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<ZOrder<u32>>();
+    send_sync::<ZOrder<Entity>>();
+    send_sync::<zorder::keyed::Keys<'static, u32>>();
+    send_sync::<zorder::keyed::Iter<'static, u32>>();
+    send_sync::<zorder::keyed::IntoIter<u32>>();
+    // Built on one thread, traversed on two at once, used on a third.
+    let order = std::thread::spawn(|| {
+        let mut order = ZOrder::<u32>::new(10).unwrap();
+        for key in 0..1000 {
+            order
+                .insert(key, I16F16::from_bits((key as i32 * 7919) % (20 << 16)))
+                .unwrap();
+        }
+        order
+    })
+    .join()
+    .unwrap();
+    let expected: Vec<u32> = order.back_to_front().collect();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                for _ in 0..50 {
+                    assert_eq!(order.back_to_front().collect::<Vec<_>>(), expected);
+                }
+            });
+        }
+    });
+    let mut order = std::thread::spawn(move || order).join().unwrap();
+    order.clear();
+    assert!(order.is_empty());
+}
+
+#[test]
+fn a_stale_generational_key_is_never_another_keys_entry() {
+    let mut order = ZOrder::new(10).unwrap();
+    let old = entity(3, 1);
+    let new = entity(3, 2);
+    order.insert(old, z(2.0)).unwrap();
+    assert!(!order.contains(new));
+    assert_eq!(order.z(new), None);
+    assert_eq!(order.remove(new), Err(ZError::NotInCollection));
+    assert_eq!(order.set_z(new, z(1.0)), Err(ZError::NotInCollection));
+    assert_eq!(order.refile(new), Err(ZError::NotInCollection));
+    assert_eq!(
+        order.insert(new, z(1.0)),
+        Err(ZError::IndexInUse { index: 3 })
+    );
+    assert_eq!(
+        order.iter().collect::<Vec<_>>(),
+        [(old, z(2.0))],
+        "nothing changed"
+    );
+    assert_eq!(order.remove(old), Ok(z(2.0)));
+    order.insert(new, z(1.0)).unwrap();
+    assert!(order.contains(new) && !order.contains(old));
+    order.check_invariants();
+}
+
+#[test]
+fn an_index_too_large_to_hold_is_an_error_not_an_abort() {
+    let mut order = ZOrder::<u64>::new(10).unwrap();
+    assert_eq!(
+        order.insert(u64::MAX, z(1.0)),
+        Err(ZError::CapacityOverflow)
+    );
+    // Miri reports an allocation of that size as exhausting its own
+    // memory instead of failing it.
+    if !cfg!(miri) {
+        assert_eq!(order.insert(1 << 60, z(1.0)), Err(ZError::CapacityOverflow));
+    }
+    assert!(order.is_empty());
+    let mut order = ZOrder::<usize>::new(10).unwrap();
+    assert_eq!(
+        order.insert(usize::MAX, z(1.0)),
+        Err(ZError::CapacityOverflow)
+    );
+    assert_eq!(order.try_reserve(usize::MAX), Err(ZError::CapacityOverflow));
+    assert!(order.is_empty());
+}
+
+#[test]
+fn drain_yields_back_to_front_and_extend_restores_the_order_with_ties() {
+    let mut order = ZOrder::<u32>::new(5).unwrap();
+    let zs = [2.0, -1.0, 2.0, 0.5, DEFAULT_Z.to_num(), 2.0, 0.5, 9.25];
+    for (key, &v) in zs.iter().enumerate() {
+        order.insert(key as u32, z(v)).unwrap();
+    }
+    order.refile(0).unwrap();
+    let expected: Vec<(u32, I16F16)> = order.iter().collect();
+    let drained: Vec<(u32, I16F16)> = order.drain().collect();
+    assert_eq!(drained, expected);
+    assert!(order.is_empty() && order.nonoptimized_buckets() == 0);
+    for key in 0..8 {
+        assert!(!order.contains(key), "every key is gone");
+    }
+    let mut other = ZOrder::<u32>::new(5).unwrap();
+    other.extend(drained.iter().copied());
+    assert_eq!(other.iter().collect::<Vec<_>>(), expected, "ties included");
+    // A drain dropped early still takes everything.
+    let mut drain = other.drain();
+    assert_eq!(drain.len(), 8);
+    drain.next();
+    drop(drain);
+    assert!(other.is_empty());
+    other.check_invariants();
+    // And the owned iterator.
+    order.extend(expected.iter().copied());
+    assert_eq!(order.into_iter().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn extend_overwrites_like_a_map_and_skips_what_it_refuses() {
+    let mut order = ZOrder::<u32>::simple(3).unwrap();
+    order.insert(1, z(1.0)).unwrap();
+    order.insert(2, z(1.0)).unwrap();
+    order.extend([(1, z(1.0)), (3, z(0.5)), (4, z(3.0))]);
+    assert_eq!(
+        order.iter().collect::<Vec<_>>(),
+        [(2, z(1.0)), (1, z(1.0)), (4, z(3.0))]
+    );
+}
+
+#[test]
+fn retain_and_updates_walk_both_ways_and_stop() {
+    let mut order = ZOrder::<u32>::new(10).unwrap();
+    for key in 0..10 {
+        order.insert(key, z(f64::from(key % 5))).unwrap();
+    }
+    // b2f: 0 5 1 6 2 7 3 8 4 9
+    order.retain(|key, _| key != 6);
+    assert_eq!(
+        order.back_to_front().collect::<Vec<_>>(),
+        [0, 5, 1, 2, 7, 3, 8, 4, 9]
+    );
+    let mut seen = Vec::new();
+    let done = order.update_front_to_back(|key, key_z| {
+        seen.push(key);
+        if key_z == z(3.0) {
+            KeyVisit::RemoveAndStop
+        } else {
+            KeyVisit::Keep
+        }
+    });
+    assert_eq!(seen, [9, 4, 8]);
+    assert_eq!((done.visited, done.removed), (3, 1));
+    let done = order.update_back_to_front(|key, _| match key {
+        0 => KeyVisit::SetZ(z(7.5)),
+        5 => KeyVisit::Refile,
+        _ => KeyVisit::Stop,
+    });
+    assert_eq!((done.visited, done.changed), (3, 2));
+    assert_eq!(
+        order.back_to_front().collect::<Vec<_>>(),
+        [5, 1, 2, 7, 3, 4, 9, 0]
+    );
+    let mut simple = ZOrder::<u32>::simple(3).unwrap();
+    simple.insert(1, z(1.0)).unwrap();
+    let done = simple.update_back_to_front(|_, _| KeyVisit::SetZ(z(1.5)));
+    assert_eq!((done.changed, done.refused), (0, 1));
+    order.check_invariants();
+}
+
+#[test]
+fn an_update_does_not_visit_a_key_it_moved_ahead_again() {
+    let mut order = ZOrder::<u32>::new(10).unwrap();
+    for key in 0..5 {
+        order.insert(key, z(f64::from(key))).unwrap();
+    }
+    let mut visits = 0;
+    let done = order.update_back_to_front(|_, key_z| {
+        visits += 1;
+        KeyVisit::SetZ(key_z + z(100.0))
+    });
+    assert_eq!((visits, done.changed), (5, 5));
+    assert_eq!(order.back_to_front().collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn capacity_methods_and_debug_behave() {
+    let mut order = ZOrder::<u32>::with_capacity(31, 1000).unwrap();
+    order.reserve(10);
+    order.try_reserve(10).unwrap();
+    order.insert(7, z(2.5)).unwrap();
+    order.insert(100_000, DEFAULT_Z).unwrap();
+    order.remove(100_000).unwrap();
+    order.shrink_to_fit();
+    assert_eq!(order.z(7), Some(z(2.5)));
+    let debug = format!("{order:?}");
+    assert!(
+        debug.contains("max_level: 31") && debug.contains("7: 2.5"),
+        "{debug}"
+    );
+    // Printing is not a traversal.
+    let mut pruned = ZOrder::<u32>::with_prune_after(3, 1).unwrap();
+    pruned.insert(1, z(0.5)).unwrap();
+    pruned.remove(1).unwrap();
+    for _ in 0..3 {
+        let _ = format!("{pruned:?}");
+    }
+    assert_eq!(pruned.nonoptimized_buckets(), 1);
+}
+
+#[test]
+fn a_model_check_over_generations_and_every_z() {
+    // A long random run against a BTreeMap model, generations included.
+    let steps = if cfg!(miri) { 300 } else { 30_000 };
+    let mut order = ZOrder::<Entity>::with_prune_after(20, 3).unwrap();
+    let mut model: BTreeMap<(I16F16, u64), Entity> = BTreeMap::new();
+    let mut filed: BTreeMap<u32, (Entity, I16F16, u64)> = BTreeMap::new();
+    let mut generation = [0u32; 64];
+    let mut seq = 0;
+    let mut state = 88172645463325252u64;
+    for step in 0..steps {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let index = (state % 64) as u32;
+        let new_z = I16F16::from_bits(((state >> 8) % (24 << 16)) as i32 - (2 << 16));
+        let key = entity(index, generation[index as usize]);
+        match (state >> 40) % 6 {
+            0 => {
+                if let Some((held, z, s)) = filed.remove(&index) {
+                    assert_eq!(order.remove(held), Ok(z));
+                    model.remove(&(z, s));
+                }
+                generation[index as usize] += 1;
+            }
+            1..=2 => {
+                let outcome = order.insert(key, new_z);
+                match filed.entry(index) {
+                    std::collections::btree_map::Entry::Occupied(_) => assert!(outcome.is_err()),
+                    std::collections::btree_map::Entry::Vacant(vacant) => {
+                        outcome.unwrap();
+                        seq += 1;
+                        vacant.insert((key, new_z, seq));
+                        model.insert((new_z, seq), key);
+                    }
+                }
+            }
+            _ => {
+                let outcome = order.set_z(key, new_z);
+                match filed.get_mut(&index) {
+                    Some((held, z, s)) if *held == key => {
+                        outcome.unwrap();
+                        model.remove(&(*z, *s));
+                        seq += 1;
+                        (*z, *s) = (new_z, seq);
+                        model.insert((new_z, seq), key);
+                    }
+                    _ => assert_eq!(outcome, Err(ZError::NotInCollection)),
+                }
+            }
+        }
+        if step % 97 == 0 {
+            assert!(
+                order.back_to_front().eq(model.values().copied()),
+                "step {step}"
+            );
+            order.check_invariants();
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn a_serde_round_trip_restores_the_exact_order_ties_included() {
+    let mut order = ZOrder::<Entity>::with_prune_after(7, 3).unwrap();
+    for (i, v) in [2.0, 2.0, -0.5, 2.0, 7.0, 100.25].into_iter().enumerate() {
+        order.insert(entity(i as u32, 9), z(v)).unwrap();
+    }
+    order.refile(entity(0, 9)).unwrap();
+    order.insert(entity(9, 1), DEFAULT_Z).unwrap();
+    let json = serde_json::to_string(&order).unwrap();
+    let back: ZOrder<Entity> = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        back.iter().collect::<Vec<_>>(),
+        order.iter().collect::<Vec<_>>()
+    );
+    assert_eq!((back.max_level(), back.prune_after()), (7, Some(3)));
+    let simple = ZOrder::<u32>::simple(2).unwrap();
+    let json = serde_json::to_string(&simple).unwrap();
+    assert_eq!(json, r#"{"max_level":2,"prune_after":null,"entries":[]}"#);
+    // What cannot be a collection is an error, not a panic.
+    let bad = r#"{"max_level":2,"prune_after":null,"entries":[[1,32768]]}"#;
+    assert!(
+        serde_json::from_str::<ZOrder<u32>>(bad)
+            .unwrap_err()
+            .to_string()
+            .contains("entry 1")
+    );
+    let twice = r#"{"max_level":2,"prune_after":8,"entries":[[1,0],[1,0]]}"#;
+    assert!(serde_json::from_str::<ZOrder<u32>>(twice).is_err());
+    let zero = r#"{"max_level":2,"prune_after":0,"entries":[]}"#;
+    assert!(serde_json::from_str::<ZOrder<u32>>(zero).is_err());
+}
