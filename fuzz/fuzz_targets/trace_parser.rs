@@ -1,14 +1,10 @@
-//! `trace_parser`: arbitrary bytes as a replay trace; see
-//! `tests/common/fuzz_input.rs`, which `tests/fuzz_corpus.rs` also runs on the
-//! committed corpus with stable `cargo test`.
+//! `trace_parser`: arbitrary bytes as a replay trace, checked by
+//! `zorder_replay::fuzzing::trace_parser` against models of the format and
+//! the ordering contract. `replay/tests/fuzz_corpus.rs` runs the same
+//! function on the committed corpus with stable `cargo test`.
 
 #![no_main]
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
-#[path = "../../tests/common/fuzz_input.rs"]
-mod fuzz_input;
-
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|bytes: &[u8]| fuzz_input::trace_parser(bytes));
+fuzz_target!(|bytes: &[u8]| zorder_replay::fuzzing::trace_parser(bytes));
