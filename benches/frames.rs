@@ -8,15 +8,12 @@
 //! `cargo bench --bench frames` runs both; `-- frames/jelly-60k` only that
 //! criterion group, `-- frame-times/jelly-60k` only that timed run.
 
-#[path = "support/mod.rs"]
-mod support;
-
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
-use support::scenario::{SEED, time_frames};
-use support::{Backend, FrameStats, Scenario, World};
+use zorder_peers::scenario::{SEED, time_frames};
+use zorder_peers::{Backend, FrameStats, Scenario, World};
 
 fn runs<B: Backend>(scenario: &Scenario) -> bool {
     scenario.runs_on::<B>() && (!B::LINEAR_OPS || scenario.objects <= 100_000)
@@ -53,10 +50,10 @@ fn frame_times<B: Backend>(scenario: &Scenario) {
     if !runs::<B>(scenario) {
         return;
     }
-    let stats = FrameStats::of(&time_frames::<B>(scenario, |_, _| {}));
+    let stats = FrameStats::of(&time_frames::<B>(scenario, |_, _| {}), scenario);
     let micros = |duration: Duration| duration.as_secs_f64() * 1e6;
     println!(
-        "frame-times {:<15} {:<14} frames {:>5}  total {:>12.1} µs  p50 {:>10.1} µs  p99 {:>10.1} µs  max {:>10.1} µs",
+        "frame-times {:<15} {:<14} frames {:>5}  total {:>12.1} µs  p50 {:>10.1} µs  p99 {:>10.1} µs  max {:>10.1} µs (frame {:>4})  max of the other frames {:>10.1} µs",
         scenario.name,
         B::NAME,
         scenario.demo_frames,
@@ -64,12 +61,14 @@ fn frame_times<B: Backend>(scenario: &Scenario) {
         micros(stats.p50),
         micros(stats.p99),
         micros(stats.max),
+        stats.worst,
+        stats.max_quiet.map_or(f64::NAN, micros),
     );
 }
 
 fn all_scenarios(c: &mut Criterion) {
     for scenario in Scenario::all() {
-        support::for_each_backend!(frames(c, &scenario));
+        zorder_peers::for_each_backend!(frames(c, &scenario));
     }
     // The timed runs honour a filter the way criterion does, by substring
     // of "frame-times/<scenario>", and skip `--list` and `--test` runs.
@@ -81,7 +80,7 @@ fn all_scenarios(c: &mut Criterion) {
     for scenario in Scenario::all() {
         let id = format!("frame-times/{}", scenario.name);
         if filter.is_none_or(|filter| id.contains(filter.as_str())) {
-            support::for_each_backend!(frame_times(&scenario));
+            zorder_peers::for_each_backend!(frame_times(&scenario));
         }
     }
 }

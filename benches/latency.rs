@@ -21,15 +21,13 @@
 //! minutes. The sorting backends are left out too: their add, remove and
 //! change only mark the list dirty, and they pay in the next traversal.
 
-#[path = "support/mod.rs"]
-mod support;
-
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use support::scenario::SEED;
-use support::{
-    Backend, DEFAULT_Z, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint, ZorderSimple,
+use zorder_peers::scenario::SEED;
+use zorder_peers::{
+    Backend, DEFAULT_Z, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint, ZorderKeyed,
+    ZorderSimple,
 };
 
 const OPERATIONS: usize = 1_000_000;
@@ -41,7 +39,7 @@ fn replay<B: Backend>(objects: usize) -> Vec<Duration> {
         objects,
         ..Scenario::jelly(1)
     };
-    let layers = scenario.layers.clone();
+    let layers = zorder_peers::scenario::jelly_layers();
     let mut scene = B::with_levels(scenario.max_level);
     let mut live: Vec<B::Handle> = (0..objects)
         .map(|i| scene.create(Sprite::new(i as u32), layers[i * layers.len() / objects]))
@@ -134,6 +132,7 @@ fn main() {
         "backend", "objects", "p50 ns", "p99 ns", "p99.9 ns", "max ns", "max/p50", "worst op #"
     );
     for objects in [1_000, 100_000, 1_000_000] {
+        measure::<ZorderKeyed>(objects);
         measure::<ZorderFixedPoint>(objects);
         measure::<ZorderSimple>(objects);
         measure::<SortedMap>(objects);

@@ -28,15 +28,12 @@
 //! is not counted; the objects' payload (an id and an x, 8 bytes) is, for
 //! every backend.
 
-#[path = "support/mod.rs"]
-mod support;
-
 use std::sync::atomic::Ordering;
 
 use counting::{BLOCKS, CHUNKS, HELD, PEAK};
 
-use support::scenario::SEED;
-use support::{Backend, Canvas, Rng, Scenario, Sprite};
+use zorder_peers::scenario::SEED;
+use zorder_peers::{Backend, Canvas, Rng, Sprite};
 
 // A counting allocator has to implement the unsafe `GlobalAlloc`; it only
 // forwards to `System`, so this is the one place here that needs `unsafe`.
@@ -122,13 +119,30 @@ fn held() -> usize {
     HELD.load(Ordering::Relaxed)
 }
 
-fn measure<B: Backend>(objects: usize) {
+/// Where the objects' Z values come from.
+#[derive(Clone, Copy, PartialEq)]
+enum Zs {
+    /// The 16 jelly layers.
+    Layers,
+    /// Each object its own fractional Z in `[0, 32)` (a y-sort).
+    Distinct,
+}
+
+fn measure<B: Backend>(objects: usize, zs: Zs) {
     // The legacy array's churn (one change per object) is quadratic.
     if B::LINEAR_OPS && objects > 100_000 {
         return;
     }
-    let layers = Scenario::jelly(1).layers;
+    let layers = zorder_peers::scenario::jelly_layers();
     let mut rng = Rng::new(SEED);
+    let pick = |i: usize, rng: &mut Rng| match zs {
+        Zs::Layers if i == usize::MAX => *rng.pick(&layers),
+        Zs::Layers => layers[i * layers.len() / objects],
+        Zs::Distinct => zorder_peers::I16F16::from_bits(rng.below(32 << 16) as i32),
+    };
+    if zs == Zs::Distinct && !B::with_levels(31).accepts(pick(0, &mut rng)) {
+        return;
+    }
     let mut handles: Vec<B::Handle> = Vec::with_capacity(objects);
     let mut canvas = Canvas::default();
 
@@ -138,7 +152,7 @@ fn measure<B: Backend>(objects: usize) {
     PEAK.store(before, Ordering::Relaxed);
     let mut scene = B::with_levels(31);
     for i in 0..objects {
-        let z = layers[i * layers.len() / objects];
+        let z = pick(i, &mut rng);
         handles.push(scene.create(Sprite::new(i as u32), z));
     }
     scene.back_to_front(|sprite| canvas.draw(sprite));
@@ -146,7 +160,7 @@ fn measure<B: Backend>(objects: usize) {
     let blocks = BLOCKS.load(Ordering::Relaxed) - blocks_before;
     let chunks = CHUNKS.load(Ordering::Relaxed) - chunks_before;
     for handle in &handles {
-        scene.change(handle, *rng.pick(&layers));
+        scene.change(handle, pick(usize::MAX, &mut rng));
     }
     scene.back_to_front(|sprite| canvas.draw(sprite));
     let churned = held() - before;
@@ -155,15 +169,21 @@ fn measure<B: Backend>(objects: usize) {
 
     let per = |bytes: usize| bytes as f64 / objects as f64;
     println!(
-        "{:<14} {:>9} {:>10.1} {:>10.1} {:>12.1} {:>11.3} {:>10.1} {:>10.1}",
+        "{:<14} {:>9} {:>9} {:>10.1} {:>10.1} {:>12.1} {:>11.3} {:>10.1} {:>10.1} {:>10.1}",
         B::NAME,
         objects,
+        if zs == Zs::Layers {
+            "layers"
+        } else {
+            "distinct"
+        },
         per(live),
         per(peak),
         per(churned),
         per(blocks),
         per(live) - GAME_DATA,
         per(chunks),
+        per(chunks) - GAME_DATA,
     );
     drop(handles);
     drop(scene);
@@ -171,17 +191,21 @@ fn measure<B: Backend>(objects: usize) {
 
 fn main() {
     println!(
-        "{:<14} {:>9} {:>10} {:>10} {:>12} {:>11} {:>10} {:>10}",
+        "{:<14} {:>9} {:>9} {:>10} {:>10} {:>12} {:>11} {:>10} {:>10} {:>10}",
         "backend",
         "objects",
+        "Z values",
         "live B/obj",
         "peak B/obj",
         "churned B/obj",
         "blocks/obj",
         "overhead",
-        "glibc B/obj"
+        "glibc B/obj",
+        "glibc over"
     );
-    for objects in [1_000, 100_000, 1_000_000] {
-        support::for_each_backend!(measure(objects));
+    for zs in [Zs::Layers, Zs::Distinct] {
+        for objects in [1_000, 100_000, 1_000_000] {
+            zorder_peers::for_each_backend!(measure(objects, zs));
+        }
     }
 }

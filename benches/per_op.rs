@@ -10,16 +10,13 @@
 //!
 //! `cargo bench --bench per_op`
 
-#[path = "support/mod.rs"]
-mod support;
-
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-use support::scenario::SEED;
-use support::{Backend, DEFAULT_Z, I16F16, Rng, Scenario, Sprite, World, ZorderFixedPoint};
+use zorder_peers::scenario::SEED;
+use zorder_peers::{Backend, DEFAULT_Z, I16F16, Rng, Scenario, Sprite, World, ZorderFixedPoint};
 
 const SIZES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
 
@@ -70,7 +67,7 @@ fn natural_ops<B: Backend>(c: &mut Criterion, objects: usize) {
         return;
     }
     let mut world = world::<B>(objects);
-    let layers = Scenario::jelly(1).layers;
+    let layers = zorder_peers::scenario::jelly_layers();
     let mut rng = Rng::new(SEED ^ 1);
     let mut next_id = u32::MAX;
 
@@ -154,11 +151,11 @@ fn fractional_change<B: Backend>(c: &mut Criterion, objects: usize, k: i32) {
 fn all_backends(c: &mut Criterion) {
     for objects in SIZES {
         touch_random_object(c, objects);
-        support::for_each_backend!(natural_ops(c, objects));
+        zorder_peers::for_each_backend!(natural_ops(c, objects));
     }
     for objects in [1_000, 1_000_000] {
         for k in [1, 16, 256] {
-            support::for_each_backend!(fractional_change(c, objects, k));
+            zorder_peers::for_each_backend!(fractional_change(c, objects, k));
         }
     }
 }

@@ -6,16 +6,13 @@
 //!
 //! `cargo bench --bench traversal`
 
-#[path = "support/mod.rs"]
-mod support;
-
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 
-use support::scenario::SEED;
-use support::{Backend, Canvas, Rng, Scenario, World, level};
+use zorder_peers::scenario::SEED;
+use zorder_peers::{Backend, Canvas, I16F16, Rng, Scenario, Sprite, World, ZorderKeyed, level};
 
 /// A world of `objects` on the jelly layers; `churned` after ten random Z
 /// changes and one creation-and-removal per object, drawn once so the
@@ -65,7 +62,7 @@ fn traverse<B: Backend>(c: &mut Criterion, objects: usize, churned: bool) {
 /// `zorder` world holds, in back-to-front order, iterated and drawn the same
 /// way. It pays the same pointer chase to each object's sprite, and nothing
 /// for keeping the order.
-fn handle_vec<B: Backend<Handle = support::ZorderObject>>(
+fn handle_vec<B: Backend<Handle = zorder_peers::ZorderObject>>(
     c: &mut Criterion,
     objects: usize,
     churned: bool,
@@ -73,12 +70,12 @@ fn handle_vec<B: Backend<Handle = support::ZorderObject>>(
     let mut world = world::<B>(objects, churned);
     let mut ids = Vec::with_capacity(objects);
     world.backend.back_to_front(|sprite| ids.push(sprite.id));
-    let mut by_id: std::collections::HashMap<u32, &support::ZorderObject> = world
+    let mut by_id: std::collections::HashMap<u32, &zorder_peers::ZorderObject> = world
         .handles()
         .iter()
         .map(|handle| (handle.sprite().id, handle))
         .collect();
-    let ordered: Vec<support::ZorderObject> = ids
+    let ordered: Vec<zorder_peers::ZorderObject> = ids
         .iter()
         .map(|id| std::rc::Rc::clone(by_id.remove(id).expect("a live handle")))
         .collect();
@@ -115,7 +112,7 @@ fn sparse_levels<B: Backend>(c: &mut Criterion, max_level: u16) {
     let _objects: Vec<B::Handle> = (0..10)
         .map(|id| {
             let z = level(rng.below(usize::from(max_level) + 1) as i32);
-            scene.create(support::Sprite::new(id), z)
+            scene.create(zorder_peers::Sprite::new(id), z)
         })
         .collect();
     let levels = u32::from(max_level) + 1;
@@ -131,15 +128,172 @@ fn sparse_levels<B: Backend>(c: &mut Criterion, max_level: u16) {
     group.finish();
 }
 
+/// The baseline of the keyed collection's traversal target: a `Vec` of the
+/// very keys `zorder-keyed` yields, in the same order, drawn from the same
+/// slab. It pays the same reads of the game's storage, and nothing for
+/// keeping the order.
+fn key_vec(c: &mut Criterion, objects: usize, churned: bool) {
+    let world = world::<ZorderKeyed>(objects, churned);
+    let (keys, sprites) = world.backend.keys_and_sprites();
+    let state = if churned { "churned" } else { "fresh" };
+    let mut group = c.benchmark_group(format!("traversal/{objects}/{state}"));
+    group.throughput(Throughput::Elements(objects as u64));
+    group.bench_function(BenchmarkId::new("back_to_front", "vec-of-keys"), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            for &key in &keys {
+                canvas.draw(sprites.get(key));
+            }
+            black_box(canvas)
+        });
+    });
+    group.bench_function(BenchmarkId::new("front_to_back", "vec-of-keys"), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            for &key in keys.iter().rev() {
+                canvas.draw(sprites.get(key));
+            }
+            black_box(canvas)
+        });
+    });
+    group.finish();
+}
+
+/// 10^5 objects created in random order, each at its own fractional Z in
+/// `[0, 11)`, against the same number on the 11 levels `0..=10`: what
+/// distinct Z values cost a walk.
+fn distinct_or_levels<B: Backend>(c: &mut Criterion, distinct: bool) {
+    const OBJECTS: usize = 100_000;
+    let mut rng = Rng::new(SEED ^ 5);
+    let z = |rng: &mut Rng| {
+        if distinct {
+            I16F16::from_bits(rng.below(11 << 16) as i32)
+        } else {
+            level(rng.below(11) as i32)
+        }
+    };
+    let mut scene = B::with_levels(10);
+    if distinct && !scene.accepts(I16F16::from_bits(1)) {
+        return;
+    }
+    let _objects: Vec<B::Handle> = (0..OBJECTS)
+        .map(|id| {
+            let z = z(&mut rng);
+            scene.create(Sprite::new(id as u32), z)
+        })
+        .collect();
+    let shape = if distinct { "distinct_z" } else { "11_levels" };
+    let mut group = c.benchmark_group(format!("traversal/{OBJECTS}/{shape}"));
+    group.throughput(Throughput::Elements(OBJECTS as u64));
+    group.bench_function(BenchmarkId::new("back_to_front", B::NAME), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            scene.back_to_front(|sprite| canvas.draw(sprite));
+            black_box(canvas)
+        });
+    });
+    group.finish();
+}
+
 fn all_backends(c: &mut Criterion) {
     for objects in [1_000, 100_000] {
         for churned in [false, true] {
-            support::for_each_backend!(traverse(c, objects, churned));
-            handle_vec::<support::ZorderFixedPoint>(c, objects, churned);
+            zorder_peers::for_each_backend!(traverse(c, objects, churned));
+            handle_vec::<zorder_peers::ZorderFixedPoint>(c, objects, churned);
+            key_vec(c, objects, churned);
         }
     }
     for max_level in [15, 4095] {
-        support::for_each_backend!(sparse_levels(c, max_level));
+        zorder_peers::for_each_backend!(sparse_levels(c, max_level));
+    }
+    for distinct in [false, true] {
+        zorder_peers::for_each_backend!(distinct_or_levels(c, distinct));
+    }
+}
+
+/// The walk after a mass death: 2 survivors on a level, `died` objects at
+/// distinct fractional Z created and then all removed; then 20
+/// traversals, each timed on its own (the fastest of 5 replays of the
+/// whole run, to filter out preemption), against a traversal of 1,000 live
+/// objects. The first design walked the dead buckets for 8 traversals and
+/// freed them all in the 9th.
+fn after_mass_death<B: Backend>(died: usize) {
+    if B::LINEAR_OPS || !B::with_levels(31).accepts(I16F16::from_bits(1)) {
+        return;
+    }
+    let replay = || {
+        let mut rng = Rng::new(SEED ^ 6);
+        let mut scene = B::with_levels(31);
+        let _survivors = [
+            scene.create(Sprite::new(0), level(3)),
+            scene.create(Sprite::new(1), level(5)),
+        ];
+        let dying: Vec<B::Handle> = (0..died)
+            .map(|id| {
+                let z = I16F16::from_bits(rng.below(32 << 16) as i32 | 1);
+                scene.create(Sprite::new(id as u32 + 2), z)
+            })
+            .collect();
+        for object in dying {
+            scene.remove(object);
+        }
+        (0..20)
+            .map(|_| {
+                let mut canvas = Canvas::default();
+                let start = Instant::now();
+                scene.back_to_front(|sprite| canvas.draw(sprite));
+                let took = start.elapsed();
+                black_box(canvas);
+                took
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut fastest = vec![Duration::MAX; 20];
+    for _ in 0..5 {
+        for (best, took) in fastest.iter_mut().zip(replay()) {
+            *best = (*best).min(took);
+        }
+    }
+    let worst = fastest.iter().max().copied().unwrap_or_default();
+    // A traversal of 1,000 live objects on the jelly layers, median of 101.
+    let mut scene = B::with_levels(31);
+    let layers = zorder_peers::scenario::jelly_layers();
+    let _live: Vec<B::Handle> = (0..1000)
+        .map(|id| scene.create(Sprite::new(id), layers[id as usize % layers.len()]))
+        .collect();
+    let mut times: Vec<Duration> = (0..101)
+        .map(|_| {
+            let mut canvas = Canvas::default();
+            let start = Instant::now();
+            scene.back_to_front(|sprite| canvas.draw(sprite));
+            let took = start.elapsed();
+            black_box(canvas);
+            took
+        })
+        .collect();
+    times.sort_unstable();
+    let live = times[50];
+    let nanos = |d: Duration| d.as_secs_f64() * 1e9;
+    println!(
+        "after-mass-death {:<14} died {:>8}  worst of 20 traversals of 2 survivors {:>9.0} ns  traversal of 1,000 live {:>9.0} ns  ratio {:>6.2}",
+        B::NAME,
+        died,
+        nanos(worst),
+        nanos(live),
+        nanos(worst) / nanos(live),
+    );
+}
+
+fn timed_runs() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+        return;
+    }
+    let filter = args.iter().find(|arg| !arg.starts_with('-'));
+    if filter.is_none_or(|filter| "after-mass-death".contains(filter.as_str())) {
+        for died in [65_535, 1_000_000] {
+            zorder_peers::for_each_backend!(after_mass_death(died));
+        }
     }
 }
 
@@ -151,4 +305,8 @@ criterion_group! {
         .measurement_time(Duration::from_millis(1000));
     targets = all_backends
 }
-criterion_main!(benches);
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    timed_runs();
+}

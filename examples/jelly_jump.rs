@@ -17,10 +17,6 @@
 //! `target/jelly_jump.svg`, or `--svg PATH`. `--json PATH` writes the same
 //! results as JSON.
 
-#[path = "../benches/support/mod.rs"]
-mod support;
-
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use plotters::prelude::*;
 
-use support::scenario::time_frames;
-use support::{Backend, FrameStats, Scenario, ZorderFixedPoint, ZorderSimple};
+use zorder_peers::scenario::time_frames;
+use zorder_peers::{Backend, FrameStats, Scenario, ZorderKeyed, ZorderSimple};
 
 const USAGE: &str = "usage: jelly_jump [--svg PATH] [--json PATH]";
 
@@ -40,7 +36,7 @@ struct Run {
     stats: FrameStats,
 }
 
-/// One scenario's runs, zorder's fixed-point collection first.
+/// One scenario's runs, zorder's keyed collection first.
 struct Report {
     scenario: Scenario,
     runs: Vec<Run>,
@@ -68,11 +64,17 @@ fn main() -> ExitCode {
     }
 
     let started = Instant::now();
-    let reports: Vec<Report> = [Scenario::jelly(1), Scenario::jelly(100)]
+    let scenarios = [
+        Scenario::jelly(1),
+        Scenario::jelly(100),
+        Scenario::ysort(),
+        Scenario::particles(),
+    ];
+    let reports: Vec<Report> = scenarios
         .into_iter()
         .map(|scenario| {
             let mut runs = Vec::new();
-            support::for_each_backend!(run(&scenario, &mut runs));
+            zorder_peers::for_each_backend!(run(&scenario, &mut runs));
             Report { scenario, runs }
         })
         .collect();
@@ -130,6 +132,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
 
 /// Runs `scenario` on backend `B`, showing progress on standard error.
 fn run<B: Backend>(scenario: &Scenario, runs: &mut Vec<Run>) {
+    if !scenario.runs_on::<B>() {
+        return;
+    }
     let total = scenario.demo_frames;
     let replays = scenario.replays();
     let mut shown = Instant::now();
@@ -153,7 +158,7 @@ fn run<B: Backend>(scenario: &Scenario, runs: &mut Vec<Run>) {
     });
     runs.push(Run {
         backend: B::NAME,
-        stats: FrameStats::of(&frames),
+        stats: FrameStats::of(&frames, scenario),
         frames,
     });
 }
@@ -166,20 +171,18 @@ fn print_table(report: &Report) {
     let scenario = &report.scenario;
     let reference = &report.runs[0].stats;
     println!(
-        "\n{}: {} objects, {} frames, a burst of {} creations and removals every {} frames{}",
+        "\n{}: {}, {} frames{}",
         scenario.name,
-        scenario.objects,
+        describe(scenario),
         scenario.demo_frames,
-        scenario.burst.map_or(0, |burst| burst.size),
-        scenario.burst.map_or(0, |burst| burst.every),
         match scenario.replays() {
             1 => String::new(),
             n => format!("; each frame the fastest of {n} replays"),
         }
     );
     println!(
-        "{:<16} {:>11} {:>10} {:>10} {:>11}   {:>7} {:>7} {:>7}",
-        "backend", "total ms", "p50 µs", "p99 µs", "max µs", "total×", "p99×", "max×"
+        "{:<16} {:>11} {:>10} {:>10} {:>11} {:>11}   {:>7} {:>7} {:>7}",
+        "backend", "total ms", "p50 µs", "p99 µs", "max µs", "max' µs", "total×", "p99×", "max×"
     );
     for run in &report.runs {
         let stats = &run.stats;
@@ -190,24 +193,47 @@ fn print_table(report: &Report) {
             ""
         };
         println!(
-            "{:<16} {:>11.2} {:>10.1} {:>10.1} {:>11.1}   {:>7.2} {:>7.2} {:>7.2}",
+            "{:<16} {:>11.2} {:>10.1} {:>10.1} {:>11.1} {:>11.1}   {:>7.2} {:>7.2} {:>7.2}",
             format!("{}{star}", run.backend),
             stats.total.as_secs_f64() * 1e3,
             micros(stats.p50),
             micros(stats.p99),
             micros(stats.max),
+            stats.max_quiet.map_or(f64::NAN, micros),
             ratio(stats.total, reference.total),
             ratio(stats.p99, reference.p99),
             ratio(stats.max, reference.max),
         );
     }
     println!(
-        "(ratios are to {}; above 1 means slower)",
-        ZorderFixedPoint::NAME
+        "(ratios are to {}; above 1 means slower; max' is the worst frame that creates or destroys nothing in bulk)",
+        ZorderKeyed::NAME
     );
 }
 
-const COLORS: [RGBColor; 6] = [
+/// What a scenario does, in a few words.
+fn describe(scenario: &Scenario) -> String {
+    let mut parts = vec![format!("{} objects", scenario.objects)];
+    if let Some(burst) = scenario.burst {
+        parts.push(format!(
+            "a burst of {} creations and removals every {} frames",
+            burst.size, burst.every
+        ));
+    }
+    if let Some(particles) = &scenario.particles {
+        parts.push(format!(
+            "{} particles every {} frames, living {} frames",
+            particles.size, particles.every, particles.lifetime
+        ));
+    }
+    if scenario.changes_per_frame > 0 {
+        parts.push(format!("{} Z changes a frame", scenario.changes_per_frame));
+    }
+    parts.join(", ")
+}
+
+const COLORS: [RGBColor; 7] = [
+    RGBColor(0, 0, 0),
     RGBColor(0, 114, 178),
     RGBColor(86, 180, 233),
     RGBColor(213, 94, 0),
@@ -233,10 +259,9 @@ fn write_chart(path: &Path, reports: &[Report]) -> Result<(), Box<dyn std::error
         let mut chart = ChartBuilder::on(panel)
             .caption(
                 format!(
-                    "{}: frame time per frame ({} objects, bursts every {} frames)",
+                    "{}: frame time per frame ({})",
                     report.scenario.name,
-                    report.scenario.objects,
-                    report.scenario.burst.map_or(0, |burst| burst.every)
+                    describe(&report.scenario)
                 ),
                 ("sans-serif", 24),
             )
@@ -279,45 +304,37 @@ fn write_chart(path: &Path, reports: &[Report]) -> Result<(), Box<dyn std::error
     Ok(())
 }
 
-/// The results as JSON, by hand: every field is a number or a plain name.
+/// The results as JSON.
 fn to_json(reports: &[Report]) -> String {
-    let mut json = String::from("{\n  \"reference\": \"");
-    json.push_str(ZorderFixedPoint::NAME);
-    json.push_str("\",\n  \"scenarios\": [\n");
-    for (i, report) in reports.iter().enumerate() {
-        let scenario = &report.scenario;
-        let _ = writeln!(
-            json,
-            "    {{\n      \"name\": \"{}\",\n      \"objects\": {},\n      \"frames\": {},\n      \"backends\": [",
-            scenario.name, scenario.objects, scenario.demo_frames
-        );
-        for (j, run) in report.runs.iter().enumerate() {
-            let stats = &run.stats;
-            let frames: Vec<String> = run
-                .frames
+    let scenarios: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|report| {
+            let backends: Vec<serde_json::Value> = report
+                .runs
                 .iter()
-                .map(|&frame| format!("{:.3}", micros(frame)))
+                .map(|run| {
+                    let stats = &run.stats;
+                    serde_json::json!({
+                        "name": run.backend,
+                        "total_us": micros(stats.total),
+                        "p50_us": micros(stats.p50),
+                        "p99_us": micros(stats.p99),
+                        "max_us": micros(stats.max),
+                        "worst_frame": stats.worst,
+                        "max_quiet_us": stats.max_quiet.map(micros),
+                        "frame_us": run.frames.iter().map(|&frame| micros(frame)).collect::<Vec<_>>(),
+                    })
+                })
                 .collect();
-            let _ = write!(
-                json,
-                "        {{\"name\": \"{}\", \"total_us\": {:.3}, \"p50_us\": {:.3}, \"p99_us\": {:.3}, \
-                 \"max_us\": {:.3}, \"frame_us\": [{}]}}",
-                run.backend,
-                micros(stats.total),
-                micros(stats.p50),
-                micros(stats.p99),
-                micros(stats.max),
-                frames.join(", "),
-            );
-            json.push_str(if j + 1 < report.runs.len() {
-                ",\n"
-            } else {
-                "\n"
-            });
-        }
-        json.push_str("      ]\n    }");
-        json.push_str(if i + 1 < reports.len() { ",\n" } else { "\n" });
-    }
-    json.push_str("  ]\n}\n");
-    json
+            serde_json::json!({
+                "name": report.scenario.name,
+                "description": describe(&report.scenario),
+                "objects": report.scenario.objects,
+                "frames": report.scenario.demo_frames,
+                "backends": backends,
+            })
+        })
+        .collect();
+    let json = serde_json::json!({ "reference": ZorderKeyed::NAME, "scenarios": scenarios });
+    serde_json::to_string_pretty(&json).expect("plain values") + "\n"
 }

@@ -1,12 +1,12 @@
-//! `zorder` used the way its docs show: each object an
-//! `Rc<ZObject<Node>>` reporting its Z from a `Cell`.
+//! `zorder`'s `Rc` collections used the way their docs show: each object
+//! an `Rc<ZObject<Node>>` reporting its Z from a `Cell`.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use zorder::{FixedPointZCollection, SimpleZCollection, ZObject, ZSortable};
 
-use super::{Backend, I16F16, Sprite};
+use crate::{Backend, I16F16, Sprite};
 
 /// A game object: its Z and its sprite.
 #[derive(Debug)]
@@ -40,7 +40,7 @@ pub struct ZorderFixedPoint(FixedPointZCollection<Node>);
 #[derive(Debug)]
 pub struct ZorderSimple(SimpleZCollection<Node>);
 
-macro_rules! zorder_backend {
+macro_rules! rc_backend {
     ($backend:ident, $name:literal, $collection:ident) => {
         impl Backend for $backend {
             type Handle = Object;
@@ -93,8 +93,8 @@ macro_rules! zorder_backend {
     };
 }
 
-zorder_backend!(ZorderFixedPoint, "zorder-fixed", FixedPointZCollection);
-zorder_backend!(ZorderSimple, "zorder-simple", SimpleZCollection);
+rc_backend!(ZorderFixedPoint, "zorder-fixed", FixedPointZCollection);
+rc_backend!(ZorderSimple, "zorder-simple", SimpleZCollection);
 
 impl ZorderFixedPoint {
     fn accepts_z(&self, _z: I16F16) -> bool {
@@ -105,7 +105,6 @@ impl ZorderFixedPoint {
 impl ZorderSimple {
     /// Whether `z` is one of the collection's natural levels.
     fn accepts_z(&self, z: I16F16) -> bool {
-        let bits = z.to_bits();
-        bits >= 0 && bits & 0xFFFF == 0 && bits >> 16 <= i32::from(self.0.max_level())
+        z.frac() == 0 && z >= 0 && z <= i32::from(self.0.max_level())
     }
 }

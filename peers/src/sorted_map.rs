@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::slab::Slab;
-use super::{Backend, I16F16, Sprite};
+use crate::slab::Slab;
+use crate::{Backend, I16F16, Sprite};
 
 type Key = (I16F16, u64);
 

@@ -13,8 +13,8 @@
 
 use std::marker::PhantomData;
 
-use super::slab::Slab;
-use super::{Backend, I16F16, Sprite};
+use crate::slab::Slab;
+use crate::{Backend, I16F16, Sprite};
 
 /// One object in the draw list: its Z, its arrival number, and its handle.
 #[derive(Debug, Clone, Copy)]

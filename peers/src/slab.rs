@@ -8,7 +8,14 @@ pub struct Slab<T> {
     free: Vec<u32>,
 }
 
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab::new()
+    }
+}
+
 impl<T> Slab<T> {
+    /// An empty slab.
     pub const fn new() -> Self {
         Slab {
             slots: Vec::new(),
@@ -37,11 +44,13 @@ impl<T> Slab<T> {
         self.free.push(handle);
     }
 
+    /// The value at `handle`.
     #[inline]
     pub fn get(&self, handle: u32) -> &T {
         &self.slots[handle as usize]
     }
 
+    /// The value at `handle`, to change.
     #[inline]
     pub fn get_mut(&mut self, handle: u32) -> &mut T {
         &mut self.slots[handle as usize]

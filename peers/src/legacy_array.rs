@@ -3,13 +3,12 @@
 //! `java.util.Vector.indexOf` did), removes it (shifting the tail), binary
 //! searches its new place and inserts it (shifting again).
 
-use super::slab::Slab;
-use super::{Backend, I16F16, Sprite};
+use crate::slab::Slab;
+use crate::{Backend, I16F16, Sprite};
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     z: I16F16,
-    seq: u64,
     handle: u32,
 }
 
@@ -18,7 +17,6 @@ struct Entry {
 pub struct LegacyArray {
     order: Vec<Entry>,
     sprites: Slab<Sprite>,
-    next_seq: u64,
 }
 
 impl LegacyArray {
@@ -30,12 +28,10 @@ impl LegacyArray {
     }
 
     /// Inserts at the place a binary search finds: after every entry with a
-    /// lower Z or an equal Z (the new seq is the highest so far).
+    /// lower or an equal Z.
     fn file(&mut self, handle: u32, z: I16F16) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
         let place = self.order.partition_point(|entry| entry.z <= z);
-        self.order.insert(place, Entry { z, seq, handle });
+        self.order.insert(place, Entry { z, handle });
     }
 }
 
@@ -48,7 +44,6 @@ impl Backend for LegacyArray {
         LegacyArray {
             order: Vec::new(),
             sprites: Slab::new(),
-            next_seq: 0,
         }
     }
 

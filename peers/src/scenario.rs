@@ -3,12 +3,58 @@
 //! frame. Every backend replays exactly the same operations from the same
 //! seed.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Backend, Canvas, DEFAULT_Z, I16F16, Rng, Sprite, level};
+use crate::{Backend, Canvas, DEFAULT_Z, I16F16, Rng, Sprite, level};
 
 /// The seed every scenario starts from.
 pub const SEED: u64 = 0x7A0D_E12E_5EED_2012;
+
+/// Where a scenario's Z values come from.
+#[derive(Debug, Clone)]
+pub enum Zs {
+    /// One of a few layers, picked at random.
+    Layers(Vec<I16F16>),
+    /// Any value in `low..high`, uniformly: every object at its own Z, as
+    /// an isometric y-sort gives them.
+    Spread {
+        /// The lowest value.
+        low: I16F16,
+        /// Above the highest value.
+        high: I16F16,
+    },
+}
+
+impl Zs {
+    /// A random Z.
+    fn pick(&self, rng: &mut Rng) -> I16F16 {
+        match self {
+            Zs::Layers(layers) => *rng.pick(layers),
+            Zs::Spread { low, high } => {
+                let span = (high.to_bits() - low.to_bits()) as usize;
+                I16F16::from_bits(low.to_bits() + rng.below(span) as i32)
+            }
+        }
+    }
+
+    /// The Z of object `i` of `n` in the initial world: layers evenly,
+    /// spreads at random.
+    fn initial(&self, i: usize, n: usize, rng: &mut Rng) -> I16F16 {
+        match self {
+            Zs::Layers(layers) => layers[i * layers.len() / n],
+            Zs::Spread { .. } => self.pick(rng),
+        }
+    }
+
+    /// Values whose acceptance decides whether a backend takes them all.
+    fn samples(&self) -> Vec<I16F16> {
+        match self {
+            Zs::Layers(layers) => layers.clone(),
+            Zs::Spread { low, .. } => vec![*low, I16F16::from_bits(low.to_bits() + 1)],
+        }
+    }
+}
 
 /// A burst of creations and removals, as Jelly Jump's new screen of jellies.
 #[derive(Debug, Clone, Copy)]
@@ -21,32 +67,53 @@ pub struct Burst {
     pub size: usize,
 }
 
+/// Bursts of short-lived objects, each at its own Z (particles).
+#[derive(Debug, Clone)]
+pub struct Particles {
+    /// Frames between bursts.
+    pub every: usize,
+    /// The first burst's frame.
+    pub first: usize,
+    /// Particles born in one burst.
+    pub size: usize,
+    /// Frames a particle lives: all of a burst die together.
+    pub lifetime: usize,
+    /// Their Z values.
+    pub zs: Zs,
+}
+
 /// What a game does each frame.
 #[derive(Debug, Clone)]
 pub struct Scenario {
     /// The name in tables and charts.
     pub name: &'static str,
-    /// Live objects (constant: every burst removes as many as it creates).
+    /// Live objects, besides particles (constant: every burst removes as
+    /// many as it creates).
     pub objects: usize,
     /// The zorder collections' highest optimized level.
     pub max_level: u16,
-    /// The layers' Z values, ascending; objects live on these.
-    pub layers: Vec<I16F16>,
-    /// Random objects moved to a random layer each frame.
+    /// The objects' Z values.
+    pub zs: Zs,
+    /// Random objects moved to a random Z each frame.
     pub changes_per_frame: usize,
-    /// Whether every object moves to a random layer every frame.
+    /// Whether every object moves to a random Z every frame.
     pub all_move: bool,
     /// Creation-and-removal bursts, if any.
     pub burst: Option<Burst>,
+    /// Whether a burst creates objects the legacy way (at the default Z,
+    /// then at their own: two Z-actions) or at their Z at once.
+    pub legacy_creation: bool,
+    /// Particle bursts, if any.
+    pub particles: Option<Particles>,
     /// Frames per criterion iteration (one burst period where there are
     /// bursts, so every iteration does the same work).
     pub cycle: usize,
-    /// Frames the demo runs.
+    /// Frames the demo and the timed runs run.
     pub demo_frames: usize,
 }
 
-/// 16 layers on the even natural levels 0, 2, ..., 30.
-fn even_layers() -> Vec<I16F16> {
+/// The jelly layers: 16 layers on the even natural levels 0, 2, ..., 30.
+pub fn jelly_layers() -> Vec<I16F16> {
     (0..16).map(|layer| level(2 * layer)).collect()
 }
 
@@ -59,7 +126,7 @@ impl Scenario {
             name: if scale == 1 { "jelly-600" } else { "jelly-60k" },
             objects: 600 * scale,
             max_level: 31,
-            layers: even_layers(),
+            zs: Zs::Layers(jelly_layers()),
             changes_per_frame: 2 * scale,
             all_move: false,
             burst: Some(Burst {
@@ -67,6 +134,8 @@ impl Scenario {
                 first: 60,
                 size: 50 * scale,
             }),
+            legacy_creation: true,
+            particles: None,
             cycle: 120,
             demo_frames: if scale == 1 { 1200 } else { 360 },
         }
@@ -77,13 +146,11 @@ impl Scenario {
         Scenario {
             name: "sparse-200k",
             objects: 200_000,
-            max_level: 31,
-            layers: even_layers(),
             changes_per_frame: 2_000,
-            all_move: false,
             burst: None,
             cycle: 1,
             demo_frames: 40,
+            ..Scenario::jelly(1)
         }
     }
 
@@ -92,9 +159,11 @@ impl Scenario {
     pub fn fractional_60k() -> Self {
         Scenario {
             name: "fractional-60k",
-            layers: (-8..64)
-                .map(|quarter| I16F16::from_bits(quarter << (I16F16::FRAC_NBITS - 2)))
-                .collect(),
+            zs: Zs::Layers(
+                (-8..64)
+                    .map(|quarter| I16F16::from_bits(quarter << (I16F16::FRAC_NBITS - 2)))
+                    .collect(),
+            ),
             ..Scenario::jelly(100)
         }
     }
@@ -105,13 +174,68 @@ impl Scenario {
         Scenario {
             name: "allmove-20k",
             objects: 20_000,
-            max_level: 31,
-            layers: even_layers(),
             changes_per_frame: 0,
             all_move: true,
             burst: None,
             cycle: 1,
             demo_frames: 40,
+            ..Scenario::jelly(1)
+        }
+    }
+
+    /// An isometric y-sort: 20,000 objects each at its own fractional Z in
+    /// `[0, 100)` (its height on the map), 2,000 of them moving to a new Z
+    /// each frame, and every 60 frames a burst of 500 creations (at their
+    /// Z, as a new game creates them) and 500 removals. The zorder
+    /// collections get a level per unit of height, `0..=100`, as such a
+    /// game would declare; nearly every object is between levels.
+    pub fn ysort() -> Self {
+        Scenario {
+            name: "ysort",
+            objects: 20_000,
+            max_level: 100,
+            zs: Zs::Spread {
+                low: I16F16::ZERO,
+                high: I16F16::from_num(100),
+            },
+            changes_per_frame: 2_000,
+            all_move: false,
+            burst: Some(Burst {
+                every: 60,
+                first: 30,
+                size: 500,
+            }),
+            legacy_creation: false,
+            particles: None,
+            cycle: 60,
+            demo_frames: 120,
+        }
+    }
+
+    /// A world of 300 objects on the 16 jelly layers, 2 Z changes a frame,
+    /// and every 30 frames a burst of 5,000 particles, each at its own
+    /// fractional Z among the layers (`[0, 32)`), that all die 10 frames
+    /// later: the load that left the first design walking, then freeing,
+    /// thousands of dead buckets in one frame.
+    pub fn particles() -> Self {
+        Scenario {
+            name: "particles",
+            objects: 300,
+            changes_per_frame: 2,
+            burst: None,
+            particles: Some(Particles {
+                every: 30,
+                first: 10,
+                size: 5_000,
+                lifetime: 10,
+                zs: Zs::Spread {
+                    low: I16F16::ZERO,
+                    high: I16F16::from_num(32),
+                },
+            }),
+            cycle: 30,
+            demo_frames: 300,
+            ..Scenario::jelly(1)
         }
     }
 
@@ -123,21 +247,41 @@ impl Scenario {
             Scenario::sparse_200k(),
             Scenario::fractional_60k(),
             Scenario::allmove_20k(),
+            Scenario::ysort(),
+            Scenario::particles(),
         ]
     }
 
     /// How many times a timed run replays the scenario ([`time_frames`]):
-    /// five times for the small world, once for big ones, whose spikes
+    /// five times for the small worlds, once for big ones, whose spikes
     /// dwarf any preemption and whose slow backends take seconds.
     pub fn replays(&self) -> usize {
         if self.objects <= 1_000 { 5 } else { 1 }
     }
 
     /// Whether `backend` accepts every Z this scenario uses (the simple
-    /// collection refuses fractional Z).
+    /// collection takes natural levels only).
     pub fn runs_on<B: Backend>(&self) -> bool {
         let backend = B::with_levels(self.max_level);
-        self.layers.iter().all(|&z| backend.accepts(z))
+        let mut samples = self.zs.samples();
+        if let Some(particles) = &self.particles {
+            samples.extend(particles.zs.samples());
+        }
+        samples.into_iter().all(|z| backend.accepts(z))
+    }
+
+    /// Whether frame `frame` creates or destroys objects in bulk (a burst,
+    /// or particles born or dying): the frames whose cost is that work,
+    /// told apart from the others to see a stall that is not.
+    pub fn is_bulk_frame(&self, frame: usize) -> bool {
+        let burst = self
+            .burst
+            .is_some_and(|burst| frame % burst.every == burst.first);
+        let particles = self.particles.as_ref().is_some_and(|p| {
+            frame % p.every == p.first
+                || frame >= p.lifetime && (frame - p.lifetime) % p.every == p.first
+        });
+        burst || particles
     }
 }
 
@@ -146,8 +290,10 @@ impl Scenario {
 pub struct World<B: Backend> {
     /// The scene.
     pub backend: B,
-    /// The game's list of its live objects.
+    /// The game's list of its live objects (particles apart).
     live: Vec<B::Handle>,
+    /// Live particles, by burst: the frame they die, and their handles.
+    particles: VecDeque<(usize, Vec<B::Handle>)>,
     rng: Rng,
     scenario: Scenario,
     frame: usize,
@@ -157,25 +303,23 @@ pub struct World<B: Backend> {
 }
 
 impl<B: Backend> World<B> {
-    /// The scenario's initial world: its objects spread evenly over the
-    /// layers, created in ascending Z (so building it is cheap for every
-    /// backend; it is never timed).
+    /// The scenario's initial world: its objects spread over the layers
+    /// in ascending Z (so building it is cheap for every backend), or at
+    /// random Z values; never timed.
     pub fn new(scenario: &Scenario, seed: u64) -> Self {
         let mut world = World {
             backend: B::with_levels(scenario.max_level),
             live: Vec::with_capacity(scenario.objects),
+            particles: VecDeque::new(),
             rng: Rng::new(seed),
             scenario: scenario.clone(),
             frame: 0,
             next_id: 0,
             canvas: Canvas::default(),
         };
-        let layers = scenario.layers.len();
         for i in 0..scenario.objects {
-            let z = scenario.layers[i * layers / scenario.objects];
-            let sprite = world.next_sprite();
-            let object = world.backend.create(sprite, z);
-            world.live.push(object);
+            let z = scenario.zs.initial(i, scenario.objects, &mut world.rng);
+            world.create_at(z);
         }
         world
     }
@@ -191,23 +335,22 @@ impl<B: Backend> World<B> {
         sprite
     }
 
-    fn random_layer(&mut self) -> I16F16 {
-        *self.rng.pick(&self.scenario.layers)
+    fn random_z(&mut self) -> I16F16 {
+        self.scenario.zs.pick(&mut self.rng)
     }
 
-    /// Creates an object the legacy way: at the default Z, then moved to its
-    /// layer (two Z-actions). A backend that refuses the default Z (the
-    /// simple collection) creates it on its layer directly (one Z-action).
+    /// Creates an object at a random Z: the legacy way where the scenario
+    /// says so (at the default Z, then at its own: two Z-actions; a backend
+    /// that refuses the default Z creates it at its Z directly), else at
+    /// its Z at once.
     pub fn create_object(&mut self) {
-        let z = self.random_layer();
+        let z = self.random_z();
+        if !self.scenario.legacy_creation || !self.backend.accepts(DEFAULT_Z) {
+            return self.create_at(z);
+        }
         let sprite = self.next_sprite();
-        let object = if self.backend.accepts(DEFAULT_Z) {
-            let object = self.backend.create(sprite, DEFAULT_Z);
-            self.backend.change(&object, z);
-            object
-        } else {
-            self.backend.create(sprite, z)
-        };
+        let object = self.backend.create(sprite, DEFAULT_Z);
+        self.backend.change(&object, z);
         self.live.push(object);
     }
 
@@ -225,9 +368,9 @@ impl<B: Backend> World<B> {
         self.backend.remove(object);
     }
 
-    /// Moves a random live object to a random layer.
+    /// Moves a random live object to a random Z.
     pub fn change_random(&mut self) {
-        let z = self.random_layer();
+        let z = self.random_z();
         self.change_random_to(z);
     }
 
@@ -248,12 +391,35 @@ impl<B: Backend> World<B> {
                 }
             }
         }
+        while self
+            .particles
+            .front()
+            .is_some_and(|&(dies, _)| dies == self.frame)
+        {
+            let (_, burst) = self.particles.pop_front().expect("a burst");
+            for particle in burst {
+                self.backend.remove(particle);
+            }
+        }
+        if let Some(particles) = self.scenario.particles.clone() {
+            if self.frame % particles.every == particles.first {
+                let burst = (0..particles.size)
+                    .map(|_| {
+                        let z = particles.zs.pick(&mut self.rng);
+                        let sprite = self.next_sprite();
+                        self.backend.create(sprite, z)
+                    })
+                    .collect();
+                self.particles
+                    .push_back((self.frame + particles.lifetime, burst));
+            }
+        }
         for _ in 0..self.scenario.changes_per_frame {
             self.change_random();
         }
         if self.scenario.all_move {
             for at in 0..self.live.len() {
-                let z = self.random_layer();
+                let z = self.random_z();
                 self.backend.change(&self.live[at], z);
             }
         }
@@ -294,19 +460,31 @@ pub struct FrameStats {
     pub p99: Duration,
     /// The slowest frame.
     pub max: Duration,
+    /// Which frame that was.
+    pub worst: usize,
+    /// The slowest frame that is not a bulk frame (see
+    /// [`Scenario::is_bulk_frame`]), if any.
+    pub max_quiet: Option<Duration>,
 }
 
 impl FrameStats {
-    /// The statistics of `frames` (not empty).
-    pub fn of(frames: &[Duration]) -> Self {
+    /// The statistics of `frames` (not empty) of a run of `scenario`.
+    pub fn of(frames: &[Duration], scenario: &Scenario) -> Self {
         let mut sorted = frames.to_vec();
         sorted.sort_unstable();
         let rank = |percent: usize| sorted[(sorted.len() * percent).div_ceil(100).max(1) - 1];
+        let worst = (0..frames.len()).max_by_key(|&i| frames[i]).unwrap_or(0);
+        let max_quiet = (0..frames.len())
+            .filter(|&i| !scenario.is_bulk_frame(i))
+            .map(|i| frames[i])
+            .max();
         FrameStats {
             total: frames.iter().sum(),
             p50: rank(50),
             p99: rank(99),
             max: *sorted.last().expect("at least one frame"),
+            worst,
+            max_quiet,
         }
     }
 }
