@@ -43,10 +43,12 @@ const RECLAIM_PER_CALL: usize = 2;
 /// A bucket that waits (or waited, if the clock has pruned it and it is
 /// not reclaimed yet): its Z, the clock when it started, and its
 /// neighbours in the list of records, oldest first.
+/// Clock values are kept in 32 bits (wrapping): ages are compared, never
+/// absolute times.
 #[derive(Debug, Clone, Copy)]
 struct Record {
     z: i32,
-    since: usize,
+    since: u32,
     older: u32,
     newer: u32,
 }
@@ -54,13 +56,13 @@ struct Record {
 /// How many waiting buckets started at one tick of the clock.
 #[derive(Debug, Clone, Copy)]
 struct Tick {
-    at: usize,
+    at: u32,
     waiting: usize,
 }
 
 #[derive(Debug)]
 pub(crate) struct Ledger {
-    prune_after: usize,
+    prune_after: u32,
     /// Counting traversals started so far (wrapping).
     clock: AtomicUsize,
     /// Waiting buckets not yet pruned by the clock.
@@ -82,7 +84,7 @@ pub(crate) struct Ledger {
 impl Ledger {
     pub(crate) fn new(prune_after: u32) -> Self {
         Ledger {
-            prune_after: prune_after as usize,
+            prune_after,
             clock: AtomicUsize::new(0),
             unpruned: AtomicUsize::new(0),
             live: 0,
@@ -96,15 +98,15 @@ impl Ledger {
     }
 
     pub(crate) fn prune_after(&self) -> u32 {
-        self.prune_after as u32
+        self.prune_after
     }
 
-    fn now(&self) -> usize {
-        self.clock.load(Ordering::Relaxed)
+    fn now(&self) -> u32 {
+        self.clock.load(Ordering::Relaxed) as u32
     }
 
     /// Whether a bucket that started waiting at `since` is pruned by now.
-    fn pruned(&self, since: usize) -> bool {
+    fn pruned(&self, since: u32) -> bool {
         self.now().wrapping_sub(since) > self.prune_after
     }
 
@@ -116,7 +118,7 @@ impl Ledger {
     /// The index of the tick at `at`, if it is still kept. Ticks ascend:
     /// this finds it by its age, counting back from `now` (so the clock may
     /// wrap).
-    fn tick_index(&self, at: usize, now: usize) -> Option<usize> {
+    fn tick_index(&self, at: u32, now: u32) -> Option<usize> {
         let age = now.wrapping_sub(at);
         let index = self
             .ticks
@@ -128,8 +130,12 @@ impl Ledger {
     /// waiting `prune_after + 1` ticks ago are pruned.
     pub(crate) fn tick(&self) {
         // This traversal's own tick: traversals on other threads get theirs.
-        let now = self.clock.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-        let expiring = now.wrapping_sub(self.prune_after + 1);
+        let now = (self.clock.fetch_add(1, Ordering::Relaxed) as u32).wrapping_add(1);
+        let Some(age) = self.prune_after.checked_add(1) else {
+            // A threshold of u32::MAX: nothing is ever pruned.
+            return;
+        };
+        let expiring = now.wrapping_sub(age);
         if let Some(index) = self.tick_index(expiring, now) {
             self.unpruned
                 .fetch_sub(self.ticks[index].waiting, Ordering::Relaxed);
@@ -140,7 +146,7 @@ impl Ledger {
     /// refilled while waiting or new.
     pub(crate) fn opened(&mut self, z: i32) {
         if let Some(record) = self.by_z.get(z) {
-            self.stop_waiting(record as u32);
+            self.stop_waiting(record);
         }
         self.live += 1;
     }
@@ -171,7 +177,7 @@ impl Ledger {
             newest => self.records[newest as usize].newer = id,
         }
         self.newest = id;
-        self.by_z.insert(z, u64::from(id));
+        self.by_z.insert(z, id);
         match self.ticks.back_mut() {
             Some(tick) if tick.at == now => tick.waiting += 1,
             _ => self.ticks.push_back(Tick {
@@ -228,11 +234,9 @@ impl Ledger {
         }
         // A tick is needed until the traversal that prunes its buckets.
         let now = self.now();
-        while self
-            .ticks
-            .front()
-            .is_some_and(|tick| now.wrapping_sub(tick.at) > self.prune_after + 1)
-        {
+        while self.ticks.front().is_some_and(|tick| {
+            u64::from(now.wrapping_sub(tick.at)) > u64::from(self.prune_after) + 1
+        }) {
             self.ticks.pop_front();
         }
     }
@@ -264,7 +268,7 @@ impl Ledger {
         while id != NONE {
             let record = self.records[id as usize];
             assert_eq!(record.older, older, "the list links agree");
-            assert_eq!(self.by_z.get(record.z), Some(u64::from(id)), "found by Z");
+            assert_eq!(self.by_z.get(record.z), Some(id), "found by Z");
             unpruned += usize::from(!self.pruned(record.since));
             held += 1;
             (older, id) = (id, record.newer);

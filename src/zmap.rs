@@ -1,4 +1,4 @@
-//! A small hash map from Z values to numbers, for the pruning ledger: it
+//! A small hash map from Z values to 32-bit numbers, for the pruning ledger: it
 //! answers "is a bucket with this Z waiting to be pruned?" in O(1) on every
 //! insertion at a new Z, which at distinct Z values (a y-sorted scene, a
 //! particle burst) is every insertion.
@@ -18,7 +18,7 @@ const FREE: i32 = i32::MAX;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ZMap {
-    slots: Vec<(i32, u64)>,
+    slots: Vec<(i32, u32)>,
     len: usize,
 }
 
@@ -51,12 +51,12 @@ impl ZMap {
         }
     }
 
-    pub(crate) fn get(&self, key: i32) -> Option<u64> {
+    pub(crate) fn get(&self, key: i32) -> Option<u32> {
         self.find(key).map(|slot| self.slots[slot].1)
     }
 
     /// Sets `key` to `value`.
-    pub(crate) fn insert(&mut self, key: i32, value: u64) {
+    pub(crate) fn insert(&mut self, key: i32, value: u32) {
         debug_assert_ne!(key, FREE);
         if let Some(slot) = self.find(key) {
             self.slots[slot].1 = value;
@@ -138,7 +138,7 @@ mod tests {
         let mut model = BTreeMap::new();
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let steps = if cfg!(miri) { 2_000 } else { 200_000 };
-        for step in 0..steps {
+        for step in 0..steps as u32 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
