@@ -154,7 +154,15 @@ impl<E: Entry> Leaf<E> {
 /// compiler vectorizes, for the short fixed arrays of the nodes.
 #[inline(always)]
 fn count(values: &[i32], test: impl Fn(i32) -> bool) -> usize {
-    values.iter().map(|&v| u32::from(test(v))).sum::<u32>() as usize
+    // An index loop rather than an iterator chain: the same machine code,
+    // and a fraction of the steps when Miri interprets it.
+    let mut count = 0;
+    let mut i = 0;
+    while i < values.len() {
+        count += u32::from(test(values[i]));
+        i += 1;
+    }
+    count as usize
 }
 
 /// An inner node: up to [`FANOUT`] children and their lower bounds.
