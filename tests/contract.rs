@@ -787,29 +787,32 @@ fn waiting_buckets_are_capped_by_the_live_ones_so_memory_stays_bounded() {
     let cap = 1024;
     let mut order = ZOrder::<u32>::new(4).unwrap();
     // No traversal at all: a replay, or a paused game that keeps spawning.
-    for i in 0..3 * cap as u32 {
+    let n = 3 * cap as u32;
+    for i in 0..n {
         order.insert(i, bits(-1 - i as i32)).unwrap();
+    }
+    for i in 0..n {
         order.remove(i).unwrap();
+        let live = (n - 1 - i) as usize;
+        // Every emptied bucket waits, up to max(1024, live buckets).
+        let waiting = (i as usize + 1).min(cap.max(live));
+        assert_eq!(
+            order.nonoptimized_buckets(),
+            live + waiting,
+            "after {} removals",
+            i + 1
+        );
     }
-    assert_eq!(
-        order.nonoptimized_buckets(),
-        cap,
-        "at most max(1024, live) wait"
-    );
-    for i in 0..2000u32 {
-        order.insert(i, bits(i as i32 + 1)).unwrap();
-    }
-    assert_eq!(order.nonoptimized_buckets(), 2000 + cap);
-    for i in 0..2000u32 {
-        order.remove(i).unwrap();
-    }
-    // The cap follows the live values down as they empty.
-    assert!(order.nonoptimized_buckets() <= 2 * cap);
+    assert_eq!(order.nonoptimized_buckets(), cap);
+    // Refilling a waiting bucket keeps it; one more emptied prunes the
+    // longest-waiting.
+    order.insert(0, bits(-1 - (n as i32 - 1))).unwrap();
+    assert_eq!(order.nonoptimized_buckets(), cap);
     order.check_invariants();
     for _ in 0..9 {
         let _ = order.back_to_front();
     }
-    assert_eq!(order.nonoptimized_buckets(), 0);
+    assert_eq!(order.nonoptimized_buckets(), 1, "only the live one");
 }
 
 #[test]

@@ -136,7 +136,9 @@ fn a_panicking_drop_leaks_nothing_whichever_way_objects_are_released() {
     for how in RELEASES {
         let drops = Rc::new(Cell::new(0));
         let mut scene = FixedPointZCollection::new(10).unwrap();
-        let kept: Vec<_> = (0..100).map(|i| actor(i % 7, &drops)).collect();
+        let kept: Vec<_> = (0..if cfg!(miri) { 20 } else { 100 })
+            .map(|i| actor(i % 7, &drops))
+            .collect();
         for object in &kept {
             scene.add(object).unwrap();
         }
@@ -188,7 +190,7 @@ fn a_drop_that_files_a_released_object_elsewhere_leaves_both_collections_consist
         let mut a = FixedPointZCollection::new(10).unwrap();
         let b = scene();
         // `y` sits behind `x` and far away in memory (a later block).
-        let crowd: Vec<_> = (0..70).map(|_| actor(1, &drops)).collect();
+        let crowd: Vec<_> = (0..40).map(|_| actor(1, &drops)).collect();
         let x = actor(0, &drops);
         let y = actor(5, &drops);
         a.add(&x).unwrap();
@@ -350,7 +352,7 @@ fn a_key_with_an_inconsistent_index_never_panics() {
         }
     }
     let mut order = zorder::ZOrder::new(10).unwrap();
-    for step in 0..2000u32 {
+    for step in 0..if cfg!(miri) { 200 } else { 2000u32 } {
         let key = Liar(step % 40);
         let z = I16F16::from_bits((step as i32 * 7919) % (12 << 16));
         let _ = order.insert(key, z);
