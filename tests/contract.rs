@@ -85,10 +85,6 @@ impl Subject for Keyed {
     }
 }
 
-/// Objects each `Rc` subject has (fewer under Miri, which is about a
-/// thousand times slower).
-const OBJECTS: usize = if cfg!(miri) { 80 } else { 200 };
-
 struct Shared {
     collection: Box<dyn ZCollection<Sprite>>,
     objects: Vec<Obj>,
