@@ -968,12 +968,24 @@ impl<'a, T> Iterator for BackToFront<'a, T> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.0.remaining(), Some(self.0.remaining()))
     }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, &'a Rc<ZObject<T>>) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .fold_up::<false, B>(init, |acc, object, _| f(acc, object))
+    }
 }
 
 impl<'a, T> DoubleEndedIterator for BackToFront<'a, T> {
     #[inline]
     fn next_back(&mut self) -> Option<&'a Rc<ZObject<T>>> {
         self.0.next_down::<false>().map(|(object, _)| object)
+    }
+
+    #[inline]
+    fn rfold<B, F: FnMut(B, &'a Rc<ZObject<T>>) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .fold_down::<false, B>(init, |acc, object, _| f(acc, object))
     }
 }
 

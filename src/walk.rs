@@ -176,6 +176,83 @@ impl<'a, E: Entry> Walk<'a, E> {
         }
     }
 
+    /// Folds every remaining entry walking up, with its Z if `Z`: the
+    /// walk's internal iteration, a tight loop over each block's mask and
+    /// each leaf run, with the state in locals.
+    #[inline]
+    pub(crate) fn fold_up<const Z: bool, B>(
+        mut self,
+        mut acc: B,
+        mut f: impl FnMut(B, &'a E, I16F16) -> B,
+    ) -> B {
+        loop {
+            let end = &mut self.up;
+            let mut mask = core::mem::take(&mut end.mask);
+            if let Some(block) = end.block.filter(|_| mask != 0) {
+                let z = end.bucket_z;
+                while mask != 0 && self.remaining != 0 {
+                    let slot = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    self.remaining -= 1;
+                    acc = f(acc, block.get(slot & (BLOCK_SLOTS - 1)), z);
+                }
+            }
+            let run = core::mem::take(&mut end.run);
+            let zs = core::mem::take(&mut end.run_zs);
+            let take = run.len().min(self.remaining);
+            self.remaining -= take;
+            for (i, slot) in run[..take].iter().enumerate() {
+                let z = if Z {
+                    I16F16::from_bits(zs[i])
+                } else {
+                    I16F16::ZERO
+                };
+                acc = f(acc, E::get(slot), z);
+            }
+            if self.remaining == 0 || !self.advance_up() {
+                return acc;
+            }
+        }
+    }
+
+    /// Folds every remaining entry walking down, with its Z if `Z`.
+    #[inline]
+    pub(crate) fn fold_down<const Z: bool, B>(
+        mut self,
+        mut acc: B,
+        mut f: impl FnMut(B, &'a E, I16F16) -> B,
+    ) -> B {
+        loop {
+            let end = &mut self.down;
+            let mut mask = core::mem::take(&mut end.mask);
+            if let Some(block) = end.block.filter(|_| mask != 0) {
+                let z = end.bucket_z;
+                while mask != 0 && self.remaining != 0 {
+                    let slot = Mask::BITS as usize - 1 - mask.leading_zeros() as usize;
+                    mask &= !(1 << slot);
+                    self.remaining -= 1;
+                    acc = f(acc, block.get(slot & (BLOCK_SLOTS - 1)), z);
+                }
+            }
+            let run = core::mem::take(&mut end.run);
+            let zs = core::mem::take(&mut end.run_zs);
+            let take = run.len().min(self.remaining);
+            self.remaining -= take;
+            let start = run.len() - take;
+            for (i, slot) in run[start..].iter().enumerate().rev() {
+                let z = if Z {
+                    I16F16::from_bits(zs[start + i])
+                } else {
+                    I16F16::ZERO
+                };
+                acc = f(acc, E::get(slot), z);
+            }
+            if self.remaining == 0 || !self.advance_down() {
+                return acc;
+            }
+        }
+    }
+
     /// Moves the up end to its next run of entries: the next block of the
     /// bucket being read, the leaf entries below the next bucket, or the
     /// next bucket. Returns whether there is one.

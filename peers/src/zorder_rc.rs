@@ -75,15 +75,15 @@ macro_rules! rc_backend {
             }
 
             fn back_to_front(&mut self, mut draw: impl FnMut(&Sprite)) {
-                for object in self.0.back_to_front() {
-                    draw(&object.sprite);
-                }
+                self.0
+                    .back_to_front()
+                    .for_each(|object| draw(&object.sprite));
             }
 
             fn front_to_back(&mut self, mut draw: impl FnMut(&Sprite)) {
-                for object in self.0.front_to_back() {
-                    draw(&object.sprite);
-                }
+                self.0
+                    .front_to_back()
+                    .for_each(|object| draw(&object.sprite));
             }
 
             fn len(&self) -> usize {

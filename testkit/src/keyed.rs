@@ -165,7 +165,9 @@ impl KeyedHarness {
             Op::FrontToBack { c } => {
                 let c = c % n;
                 self.model.collections[c].tick();
-                let mut real: Vec<(Key, I16F16)> = self.orders[c].iter().rev().collect();
+                // Through `rfold`, the internal iteration `for_each` uses.
+                let mut real: Vec<(Key, I16F16)> = Vec::new();
+                self.orders[c].iter().rev().for_each(|pair| real.push(pair));
                 real.reverse();
                 assert_eq!(real, self.expected_pairs(c), "{op:?}");
             }
@@ -174,6 +176,9 @@ impl KeyedHarness {
                 self.model.collections[c].tick();
                 let expected = self.expected_keys(c);
                 crate::check_both_ends(self.orders[c].back_to_front(), &expected);
+                self.model.collections[c].tick();
+                let pairs = self.expected_pairs(c);
+                crate::check_both_ends(self.orders[c].iter(), &pairs);
             }
             Op::Pairs { c } => {
                 let c = c % n;

@@ -62,12 +62,26 @@ where
     let (mut front, mut back) = (Vec::new(), Vec::new());
     loop {
         assert_eq!(walk.len(), expected.len() - front.len() - back.len());
-        if front.len() == 1 {
+        // A clone walks on from the same place, by `next` and by the
+        // internal iteration (`fold`, `rfold`) alike: checked at the start,
+        // once each end has moved, and a quarter of the way in.
+        if front.len() <= 1 || front.len() == expected.len() / 8 {
             let rest = &expected[front.len()..expected.len() - back.len()];
             assert_eq!(walk.clone().collect::<Vec<_>>(), rest, "a clone");
             let mut reversed: Vec<_> = walk.clone().rev().collect();
             reversed.reverse();
             assert_eq!(reversed, rest, "a clone, from the front");
+            let folded = walk.clone().fold(Vec::new(), |mut v, item| {
+                v.push(item);
+                v
+            });
+            assert_eq!(folded, rest, "fold");
+            let mut rfolded = walk.clone().rfold(Vec::new(), |mut v, item| {
+                v.push(item);
+                v
+            });
+            rfolded.reverse();
+            assert_eq!(rfolded, rest, "rfold");
         }
         let Some(item) = walk.next() else { break };
         front.push(item);
