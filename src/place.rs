@@ -9,8 +9,15 @@
 
 /// Slots per block.
 pub(crate) const BLOCK_SLOTS: usize = 32;
-/// Slots per leaf.
+/// Slots per leaf. Fuzzing builds (`cargo fuzz` sets `cfg(fuzzing)`) use
+/// small nodes, so that inputs of a hundred entries reach every shape of
+/// the tree: three levels and more, inner splits, merges and rebalancing.
+/// Nothing else depends on the size but [`Place`]'s packing, derived here.
+#[cfg(not(fuzzing))]
 pub(crate) const LEAF_SLOTS: usize = 64;
+/// Slots per leaf (small, for fuzzing).
+#[cfg(fuzzing)]
+pub(crate) const LEAF_SLOTS: usize = 8;
 
 const BLOCK_SLOT_BITS: u32 = BLOCK_SLOTS.trailing_zeros();
 const LEAF_SLOT_BITS: u32 = LEAF_SLOTS.trailing_zeros();

@@ -27,8 +27,13 @@ use crate::entry::{Book, Entry};
 use crate::place::{LEAF_IDS, LEAF_SLOTS, Place};
 use crate::pool::{NONE, Pool};
 
-/// Children per inner node.
+/// Children per inner node (small for fuzzing, as
+/// [`LEAF_SLOTS`](crate::place::LEAF_SLOTS) is).
+#[cfg(not(fuzzing))]
 const FANOUT: usize = 32;
+/// Children per inner node (small, for fuzzing).
+#[cfg(fuzzing)]
+const FANOUT: usize = 8;
 
 /// The value that fills unused Z slots and bounds: above every value the
 /// tree holds (the default Z, which lives in its own bucket), so fixed-size
