@@ -3,9 +3,9 @@
 
 use zorder::{I16F16, KeyVisit, ZError, ZKey, ZOrder};
 
-use crate::model::{Layout, Model};
+use crate::model::{Layout, Model, ModelCollection};
 use crate::ops::{Op, Scenario};
-use crate::{effect, valid_layout};
+use crate::{check_nested, check_shown, effect, valid_layout};
 
 /// A generational key, as `slotmap` and ECS entities have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -115,6 +115,7 @@ impl KeyedHarness {
                     None => self.model.add(c, id, z),
                 };
                 assert_eq!(real, expected, "{op:?}");
+                check_shown(&real);
                 if real.is_ok() {
                     self.held[c][id] = key.generation;
                 }
@@ -129,6 +130,7 @@ impl KeyedHarness {
                     None => self.model.change(c, id, z),
                 };
                 assert_eq!(real, expected, "{op:?}");
+                check_shown(&real);
                 touched = Some((c, id));
             }
             Op::Refile { c, obj } => {
@@ -143,6 +145,7 @@ impl KeyedHarness {
                     },
                 };
                 assert_eq!(real, expected, "{op:?}");
+                check_shown(&real);
                 touched = Some((c, id));
             }
             Op::Remove { c, obj } => {
@@ -154,6 +157,7 @@ impl KeyedHarness {
                     None => self.model.remove(c, id),
                 };
                 assert_eq!(real, expected, "{op:?}");
+                check_shown(&real);
                 touched = Some((c, id));
             }
             Op::BackToFront { c } => {
@@ -184,18 +188,11 @@ impl KeyedHarness {
                 let c = c % n;
                 let expected = self.expected_keys(c);
                 let order = &self.orders[c];
-                let mut pairs = 0;
-                for (i, a) in order.back_to_front().enumerate() {
-                    assert_eq!(a, expected[i]);
-                    for (j, b) in order.front_to_back().enumerate() {
-                        assert_eq!(b, expected[expected.len() - 1 - j]);
-                        pairs += 1;
-                    }
-                }
-                for _ in 0..=expected.len() {
+                let walks =
+                    check_nested(order.back_to_front(), || order.front_to_back(), &expected);
+                for _ in 0..walks {
                     self.model.collections[c].tick();
                 }
-                assert_eq!(pairs, expected.len() * expected.len(), "{op:?}");
             }
             Op::Clear { c } => {
                 let c = c % n;
@@ -240,6 +237,7 @@ impl KeyedHarness {
                 front_to_back,
                 stop,
             } => self.update(c % n, pattern, z, front_to_back, stop),
+            Op::Inspect { c, what } => self.inspect(c % n, what),
             Op::NewGeneration { obj } => {
                 let id = obj % objects;
                 self.generation[id] = self.generation[id].wrapping_add(1);
@@ -255,6 +253,69 @@ impl KeyedHarness {
         } else if let Some((c, id)) = touched {
             self.check_entry(c, id);
         }
+    }
+
+    /// The rest of the API (see [`Op::Inspect`]); checks everything of
+    /// collection `c` after.
+    fn inspect(&mut self, c: usize, what: u8) {
+        let expected = self.expected_pairs(c);
+        match what % 5 {
+            // Printing is no traversal (the checks after see no tick);
+            // making a walk is one, printed or not.
+            0 => {
+                let shown = format!("{:?}", self.orders[c]);
+                assert!(
+                    shown.contains(&format!("len: {}", expected.len())),
+                    "{shown}"
+                );
+                if let Some((key, z)) = expected.last() {
+                    assert!(shown.contains(&format!("{key:?}: {z:?}")), "{shown}");
+                }
+                // Two walks made: those count.
+                let walk = self.orders[c].back_to_front();
+                let shown = format!("{walk:?} {:?}", self.orders[c].iter());
+                self.model.collections[c].tick();
+                self.model.collections[c].tick();
+                let remaining = format!("remaining: {}", expected.len());
+                assert_eq!(shown.matches(&remaining).count(), 2, "{shown}");
+            }
+            1 => self.orders[c].shrink_to_fit(),
+            2 => {
+                assert_eq!(
+                    self.orders[c].try_reserve(usize::MAX),
+                    Err(ZError::CapacityOverflow)
+                );
+                let additional = usize::from(what);
+                assert_eq!(self.orders[c].try_reserve(additional), Ok(()));
+                self.orders[c].reserve(additional);
+            }
+            3 => {
+                let keep = |id: usize| (what >> 3 >> (id % 5)) & 1 == 1;
+                let mut visited = Vec::new();
+                self.orders[c].retain(|key, z| {
+                    visited.push((key, z));
+                    keep(key.index())
+                });
+                assert_eq!(visited, expected, "retain visits back to front");
+                for (key, _) in expected {
+                    if !keep(key.index()) {
+                        self.model.remove(c, key.index()).expect("held");
+                    }
+                }
+            }
+            _ => {
+                let layout = self.model.collections[c].layout;
+                let order = std::mem::replace(&mut self.orders[c], build(layout).expect("valid"));
+                let mut owned = order.into_iter();
+                assert_eq!(owned.len(), expected.len());
+                // Half taken, the rest dropped with the iterator.
+                let half: Vec<_> = owned.by_ref().take(expected.len() / 2).collect();
+                assert_eq!(half, expected[..half.len()], "owned, back to front");
+                drop(owned);
+                self.model.collections[c] = ModelCollection::new(layout);
+            }
+        }
+        self.check_all(c);
     }
 
     fn update(&mut self, c: usize, pattern: u8, z: I16F16, front_to_back: bool, stop: u8) {

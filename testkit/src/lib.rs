@@ -52,6 +52,18 @@ pub fn effect(pattern: u8, rank: usize, stop: u8) -> (u8, bool) {
     (effect, stop != 0 && rank == usize::from(stop))
 }
 
+/// Shows an operation's error as a user sees it (`Display`): never empty,
+/// and a refused Z with its exact bits.
+pub fn check_shown<T>(result: &Result<T, ZError>) {
+    if let Err(error) = result {
+        let shown = error.to_string();
+        assert!(!shown.is_empty(), "{error:?}");
+        if let ZError::ZOutOfRange { z, .. } = error {
+            assert!(shown.contains(&format!("{:#010x}", z.to_bits())), "{shown}");
+        }
+    }
+}
+
 /// Walks `walk` from both ends at once, meeting in the middle, with a
 /// clone taken midway walked from either end, and compares with `expected`.
 pub fn check_both_ends<I>(mut walk: I, expected: &[I::Item])
@@ -92,6 +104,32 @@ where
     back.reverse();
     front.extend(back);
     assert_eq!(front, expected);
+}
+
+/// Nested walks: an outer walk compared with `expected`, and at a few of
+/// its steps (the first two, the middle one, the last) a whole inner walk
+/// the other way, while the outer one is held. Returns how many walks
+/// started. A few inner walks rather than one at every step keep an input's
+/// cost linear in its entries.
+pub fn check_nested<O, I>(outer: O, inner: impl Fn() -> I, expected: &[O::Item]) -> u64
+where
+    O: Iterator,
+    I: Iterator<Item = O::Item>,
+    O::Item: PartialEq + std::fmt::Debug + Clone,
+{
+    let n = expected.len();
+    let reversed: Vec<O::Item> = expected.iter().rev().cloned().collect();
+    let (mut walks, mut seen) = (1, 0);
+    for (i, item) in outer.enumerate() {
+        assert_eq!(Some(&item), expected.get(i), "the outer walk");
+        seen += 1;
+        if i <= 1 || i == n / 2 || i + 1 == n {
+            walks += 1;
+            assert_eq!(inner().collect::<Vec<_>>(), reversed, "an inner walk");
+        }
+    }
+    assert_eq!(seen, n, "the outer walk's length");
+    walks
 }
 
 /// The entry points the fuzz targets and the corpus test share: each

@@ -75,7 +75,10 @@ struct Waiting {
 pub struct ModelCollection {
     /// The layout.
     pub layout: Layout,
-    members: BTreeMap<usize, (I16F16, u64)>,
+    /// By entry: its Z and sequence, if held (entries are dense small
+    /// numbers, so a vector, which keeps the model cheap to fuzz).
+    members: Vec<Option<(I16F16, u64)>>,
+    len: usize,
     order: BTreeSet<((I16F16, u64), usize)>,
     /// Entries per non-optimized Z: the live buckets.
     live: BTreeMap<I16F16, usize>,
@@ -88,7 +91,8 @@ impl ModelCollection {
     pub fn new(layout: Layout) -> Self {
         ModelCollection {
             layout,
-            members: BTreeMap::new(),
+            members: Vec::new(),
+            len: 0,
             order: BTreeSet::new(),
             live: BTreeMap::new(),
             waiting: VecDeque::new(),
@@ -103,27 +107,27 @@ impl ModelCollection {
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.members.len()
+        self.len
     }
 
     /// Whether there is no entry.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.len == 0
     }
 
     /// Whether entry `id` is held.
     pub fn contains(&self, id: usize) -> bool {
-        self.members.contains_key(&id)
+        self.z_of(id).is_some()
     }
 
     /// The Z entry `id` is filed at.
     pub fn z_of(&self, id: usize) -> Option<I16F16> {
-        self.members.get(&id).map(|&(z, _)| z)
+        self.members.get(id).copied().flatten().map(|(z, _)| z)
     }
 
     /// The held entries.
     pub fn ids(&self) -> impl Iterator<Item = usize> + '_ {
-        self.members.keys().copied()
+        (self.members.iter().enumerate()).filter_map(|(id, held)| held.map(|_| id))
     }
 
     /// A counting traversal starts.
@@ -208,9 +212,14 @@ impl ModelCollection {
                 self.opened(z);
             }
         }
-        if let Some(old) = self.members.insert(id, (z, seq)) {
+        if self.members.len() <= id {
+            self.members.resize(id + 1, None);
+        }
+        if let Some(old) = self.members[id].replace((z, seq)) {
             self.order.remove(&(old, id));
             self.unfiled(old.0);
+        } else {
+            self.len += 1;
         }
         self.order.insert(((z, seq), id));
     }
@@ -227,7 +236,8 @@ impl ModelCollection {
     }
 
     fn remove(&mut self, id: usize) -> Option<I16F16> {
-        let (z, seq) = self.members.remove(&id)?;
+        let (z, seq) = self.members.get_mut(id)?.take()?;
+        self.len -= 1;
         self.order.remove(&((z, seq), id));
         self.unfiled(z);
         Some(z)
@@ -236,6 +246,7 @@ impl ModelCollection {
     fn clear(&mut self) -> Vec<usize> {
         let ids = self.back_to_front();
         self.members.clear();
+        self.len = 0;
         self.order.clear();
         self.live.clear();
         self.waiting.clear();

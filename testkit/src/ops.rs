@@ -63,12 +63,18 @@ pub enum Op {
     /// Walks from both ends at once, meeting in the middle, cloning the
     /// walk midway.
     BothEnds { c: usize },
-    /// Nested walks: every ordered pair.
+    /// Nested walks: an outer walk, and whole inner walks the other way at a
+    /// few of its steps.
     Pairs { c: usize },
     /// Removes everything.
     Clear { c: usize },
     /// Takes everything out, back to front.
     Drain { c: usize },
+    /// The rest of the API, chosen by `what`: printing (which is no
+    /// traversal), `shrink_to_fit`, reserving, `retain` (keeping the
+    /// entries whose bit in `what` is set), and owned iteration (the
+    /// collection consumed and replaced by a new one of the same layout).
+    Inspect { c: usize, what: u8 },
     /// Moves everything of `from` to `to`.
     Append { from: usize, to: usize },
     /// An in-walk update: each visited entry is kept, removed or re-filed
@@ -243,7 +249,11 @@ impl Scenario {
             let op = match u8::arbitrary(u)? % 64 {
                 0..=15 => Op::Add { c, obj, z: z(u)? },
                 16..=25 => Op::Change { c, obj, z: z(u)? },
-                26..=28 => Op::Refile { c, obj },
+                26..=27 => Op::Refile { c, obj },
+                28 => Op::Inspect {
+                    c,
+                    what: u8::arbitrary(u)?,
+                },
                 29..=36 => Op::Remove { c, obj },
                 37..=39 => Op::BackToFront { c },
                 40 => Op::FrontToBack { c },

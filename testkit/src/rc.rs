@@ -23,9 +23,9 @@ use zorder::{
     ZSortable,
 };
 
-use crate::model::{Layout, Model};
+use crate::model::{Layout, Model, ModelCollection};
 use crate::ops::{Act, Op, Scenario};
-use crate::{effect, valid_layout};
+use crate::{check_nested, check_shown, effect, valid_layout};
 
 /// An object that can turn hostile.
 pub struct Hostile {
@@ -43,7 +43,35 @@ impl std::fmt::Debug for Hostile {
 }
 
 type Obj = Rc<ZObject<Hostile>>;
-type Real = Box<dyn ZCollection<Hostile>>;
+
+/// A real collection of either kind: used through the trait, as engine
+/// code would, and through its own API for what the trait lacks.
+enum Real {
+    /// A fixed-point collection.
+    Fixed(FixedPointZCollection<Hostile>),
+    /// A simple collection.
+    Simple(SimpleZCollection<Hostile>),
+}
+
+impl std::ops::Deref for Real {
+    type Target = dyn ZCollection<Hostile>;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Real::Fixed(real) => real,
+            Real::Simple(real) => real,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Real {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Real::Fixed(real) => real,
+            Real::Simple(real) => real,
+        }
+    }
+}
 
 impl ZSortable for Hostile {
     fn z_order(&self) -> I16F16 {
@@ -309,6 +337,7 @@ impl RcHarness {
                     }
                 };
                 assert_eq!(real, expected, "{op:?}");
+                real.iter().for_each(check_shown);
                 if real != Some(Ok(())) {
                     object.z.set(before);
                 }
@@ -323,6 +352,7 @@ impl RcHarness {
                 let z = object.z.get();
                 let expected = real.map(|_| self.world.model.borrow_mut().change(c, object.id, z));
                 assert_eq!(real, expected, "{op:?}");
+                real.iter().for_each(check_shown);
                 touched = Some((c, object.id));
             }
             Op::Remove { c, obj } => {
@@ -338,6 +368,7 @@ impl RcHarness {
                     .map(|_| ());
                 let real = self.guarded(c, |real| real.remove(&object));
                 assert_eq!(real, Some(expected), "{op:?}");
+                real.iter().for_each(check_shown);
                 touched = Some((c, object.id));
             }
             Op::BackToFront { c } => {
@@ -364,20 +395,16 @@ impl RcHarness {
                 let c = c % n;
                 let expected = self.expected(c);
                 let real = self.world.collections[c].borrow();
-                let mut pairs = 0;
-                for (i, a) in real.back_to_front().enumerate() {
-                    assert_eq!(a.id, expected[i]);
-                    for (j, b) in real.front_to_back().enumerate() {
-                        assert_eq!(b.id, expected[expected.len() - 1 - j]);
-                        pairs += 1;
-                    }
-                }
+                let walks = check_nested(
+                    real.back_to_front().map(|o| o.id),
+                    || real.front_to_back().map(|o| o.id),
+                    &expected,
+                );
                 drop(real);
                 let mut model = self.world.model.borrow_mut();
-                for _ in 0..=expected.len() {
+                for _ in 0..walks {
                     model.collections[c].tick();
                 }
-                assert_eq!(pairs, expected.len() * expected.len(), "{op:?}");
             }
             Op::Clear { c } => {
                 let c = c % n;
@@ -413,6 +440,7 @@ impl RcHarness {
                         .borrow_mut()
                         .append(&mut **world.collections[from].borrow_mut());
                     assert_eq!(real, expected, "{op:?}");
+                    check_shown(&real);
                 }
             }
             Op::Update {
@@ -422,6 +450,7 @@ impl RcHarness {
                 front_to_back,
                 stop,
             } => self.update(c % n, pattern, z, front_to_back, stop),
+            Op::Inspect { c, what } => self.inspect(c % n, what),
             Op::NewGeneration { .. } | Op::Stale { .. } => {}
             Op::OnZOrder { obj, act } => {
                 if let Some(object) = self.object(obj) {
@@ -460,6 +489,105 @@ impl RcHarness {
         } else if let Some((c, id)) = touched {
             self.check_entry(c, id);
         }
+    }
+
+    /// The rest of the API (see [`Op::Inspect`]); checks everything of
+    /// collection `c` after.
+    fn inspect(&mut self, c: usize, what: u8) {
+        let expected = self.expected(c);
+        let layout = self.world.model.borrow().collections[c].layout;
+        match what % 5 {
+            // Printing is no traversal (the checks after see no tick);
+            // making a walk is one, printed or not.
+            0 => {
+                let real = self.world.collections[c].borrow();
+                let shown = match &*real {
+                    Real::Fixed(real) => format!("{real:?}"),
+                    Real::Simple(real) => format!("{real:?}"),
+                };
+                assert!(
+                    shown.contains(&format!("len: {}", expected.len())),
+                    "{shown}"
+                );
+                if let Some(id) = expected.last() {
+                    assert!(
+                        shown.contains(&format!("value: #{id}, in_collection: true }}]")),
+                        "{shown}"
+                    );
+                }
+                let walk = format!("{:?}", real.back_to_front());
+                self.world.model.borrow_mut().collections[c].tick();
+                assert_eq!(
+                    walk,
+                    format!("BackToFront {{ remaining: {} }}", expected.len())
+                );
+            }
+            1 => match &mut *self.world.collections[c].borrow_mut() {
+                Real::Fixed(real) => real.shrink_to_fit(),
+                Real::Simple(real) => real.shrink_to_fit(),
+            },
+            2 => {
+                // Removals queued for the model, as an update's are: a
+                // drop of a removed object runs after the whole call.
+                let keep = |id: usize| (what >> 3 >> (id % 5)) & 1 == 1;
+                let queue = (expected.iter())
+                    .filter(|&&id| !keep(id))
+                    .map(|&id| (id, Pending::Remove(id)))
+                    .collect();
+                *self.world.pending.borrow_mut() = (c, queue);
+                let mut visited = Vec::new();
+                let _ = self.guarded(c, |real| {
+                    let mut keep = |object: &Obj| {
+                        visited.push(object.id);
+                        keep(object.id)
+                    };
+                    match real {
+                        Real::Fixed(real) => real.retain(&mut keep),
+                        Real::Simple(real) => real.retain(&mut keep),
+                    }
+                });
+                self.world.flush_pending(None);
+                assert_eq!(visited, expected, "retain visits back to front");
+            }
+            3 => {
+                // Every object is free as soon as the collection is turned
+                // into an iterator; a new collection takes its place.
+                let fresh = build(layout).expect("a valid layout");
+                let old = std::mem::replace(&mut *self.world.collections[c].borrow_mut(), fresh);
+                {
+                    let mut model = self.world.model.borrow_mut();
+                    model.clear(c);
+                    model.collections[c] = ModelCollection::new(layout);
+                }
+                let _ = catch_unwind(AssertUnwindSafe(|| {
+                    let mut owned = match old {
+                        Real::Fixed(real) => real.into_iter(),
+                        Real::Simple(real) => real.into_iter(),
+                    };
+                    assert_eq!(owned.len(), expected.len());
+                    // Half taken, the rest given back by the iterator's drop.
+                    let half: Vec<Obj> = owned.by_ref().take(expected.len() / 2).collect();
+                    assert!(
+                        half.iter()
+                            .map(|o| o.id)
+                            .eq(expected.iter().copied().take(half.len()))
+                    );
+                    assert!(half.iter().all(|o| !ZObject::is_in_collection(o)));
+                    drop(owned);
+                }));
+            }
+            _ => {
+                let real = self.world.collections[c].borrow();
+                assert_eq!(real.max_level(), layout.max_level());
+                if let (Real::Fixed(real), Layout::Fixed { prune_after, .. }) = (&*real, layout) {
+                    assert_eq!(real.prune_after(), prune_after);
+                }
+            }
+        }
+        if let Some(failure) = self.world.failure.borrow_mut().take() {
+            panic!("{failure} (during an inspection)");
+        }
+        self.check_all(c);
     }
 
     fn update(&mut self, c: usize, pattern: u8, z: I16F16, front_to_back: bool, stop: u8) {
@@ -641,10 +769,10 @@ fn build(layout: Layout) -> Result<Real, ZError> {
         Layout::Fixed {
             max_level,
             prune_after,
-        } => Box::new(FixedPointZCollection::with_prune_after(
+        } => Real::Fixed(FixedPointZCollection::with_prune_after(
             max_level,
             prune_after,
         )?),
-        Layout::Simple { max_level } => Box::new(SimpleZCollection::new(max_level)?),
+        Layout::Simple { max_level } => Real::Simple(SimpleZCollection::new(max_level)?),
     })
 }
