@@ -213,8 +213,11 @@ fn capacity_methods_and_debug_behave() {
     order.reserve(10);
     order.try_reserve(10).unwrap();
     order.insert(7, z(2.5)).unwrap();
-    order.insert(100_000, DEFAULT_Z).unwrap();
-    order.remove(100_000).unwrap();
+    // A far index grows the key table; shrinking gives it back. (Smaller
+    // under Miri, which fills each slot a thousand times slower.)
+    let far = if cfg!(miri) { 3_000 } else { 100_000 };
+    order.insert(far, DEFAULT_Z).unwrap();
+    order.remove(far).unwrap();
     order.shrink_to_fit();
     assert_eq!(order.z(7), Some(z(2.5)));
     let debug = format!("{order:?}");
