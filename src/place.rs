@@ -9,14 +9,15 @@
 
 /// Slots per block.
 pub(crate) const BLOCK_SLOTS: usize = 32;
-/// Slots per leaf. Fuzzing builds (`cargo fuzz` sets `cfg(fuzzing)`) use
-/// small nodes, so that inputs of a hundred entries reach every shape of
-/// the tree: three levels and more, inner splits, merges and rebalancing.
-/// Nothing else depends on the size but [`Place`]'s packing, derived here.
-#[cfg(not(fuzzing))]
+/// Slots per leaf. Fuzzing builds (`cargo fuzz` sets `cfg(fuzzing)`) and
+/// Miri use small nodes, so that inputs and tests of a hundred entries
+/// reach every shape of the tree: three levels and more, inner splits,
+/// merges and rebalancing. Nothing else depends on the size but
+/// [`Place`]'s packing, derived here.
+#[cfg(not(any(fuzzing, miri)))]
 pub(crate) const LEAF_SLOTS: usize = 64;
-/// Slots per leaf (small, for fuzzing).
-#[cfg(fuzzing)]
+/// Slots per leaf (small, for fuzzing and Miri).
+#[cfg(any(fuzzing, miri))]
 pub(crate) const LEAF_SLOTS: usize = 8;
 
 const BLOCK_SLOT_BITS: u32 = BLOCK_SLOTS.trailing_zeros();
@@ -106,7 +107,11 @@ mod tests {
                 Some(Spot::Block { block, slot })
             );
         }
-        for (leaf, hint) in [(0, 0), (LEAF_IDS - 1, LEAF_SLOTS - 1), (999, 33)] {
+        for (leaf, hint) in [
+            (0, 0),
+            (LEAF_IDS - 1, LEAF_SLOTS - 1),
+            (999, LEAF_SLOTS / 2 + 1),
+        ] {
             let place = Place::leaf(leaf, hint);
             assert_ne!(place, Place::NOWHERE);
             assert_eq!(place.spot(), Some(Spot::Leaf { leaf, hint }));

@@ -27,12 +27,12 @@ use crate::entry::{Book, Entry};
 use crate::place::{LEAF_IDS, LEAF_SLOTS, Place};
 use crate::pool::{NONE, Pool};
 
-/// Children per inner node (small for fuzzing, as
+/// Children per inner node (small for fuzzing and Miri, as
 /// [`LEAF_SLOTS`](crate::place::LEAF_SLOTS) is).
-#[cfg(not(fuzzing))]
+#[cfg(not(any(fuzzing, miri)))]
 const FANOUT: usize = 32;
-/// Children per inner node (small, for fuzzing).
-#[cfg(fuzzing)]
+/// Children per inner node (small, for fuzzing and Miri).
+#[cfg(any(fuzzing, miri))]
 const FANOUT: usize = 8;
 
 /// The value that fills unused Z slots and bounds: above every value the
