@@ -229,7 +229,43 @@ struct Scene {
     collection: Box<dyn ZCollection<Sprite>>,
     objects: Vec<Handle>,
     model: Model,
-    log: String,
+    log: Log,
+}
+
+/// What a scene did, written out only when a check fails (formatting every
+/// step up front is most of a test's time under Miri).
+struct Log {
+    layout: Layout,
+    objects: usize,
+    steps: Vec<Logged>,
+}
+
+enum Logged {
+    Add(usize, I16F16, Result<(), ZError>),
+    Change(usize, I16F16, Result<(), ZError>),
+    Remove(usize, Result<(), ZError>),
+}
+
+impl std::fmt::Display for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}, {} objects", self.layout, self.objects)?;
+        for step in &self.steps {
+            match step {
+                Logged::Add(id, z, outcome) => {
+                    write!(f, "; add #{id} at {z} (bits {}): {outcome:?}", z.to_bits())?;
+                }
+                Logged::Change(id, z, outcome) => {
+                    write!(
+                        f,
+                        "; change #{id} to {z} (bits {}): {outcome:?}",
+                        z.to_bits()
+                    )?;
+                }
+                Logged::Remove(id, outcome) => write!(f, "; remove #{id}: {outcome:?}")?,
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Scene {
@@ -244,14 +280,18 @@ impl Scene {
                 })
                 .collect(),
             model: Model::new(objects),
-            log: format!("{layout:?}, {objects} objects"),
+            log: Log {
+                layout,
+                objects,
+                steps: Vec::new(),
+            },
         }
     }
 
     fn try_add(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
         self.objects[id].z.set(z);
         let outcome = self.collection.add(&self.objects[id]);
-        self.log += &format!("; add #{id} at {z} (bits {}): {outcome:?}", z.to_bits());
+        self.log.steps.push(Logged::Add(id, z, outcome));
         if outcome.is_ok() {
             self.model.file(id, z);
         }
@@ -261,7 +301,7 @@ impl Scene {
     fn try_change(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
         self.objects[id].z.set(z);
         let outcome = self.collection.change(&self.objects[id]);
-        self.log += &format!("; change #{id} to {z} (bits {}): {outcome:?}", z.to_bits());
+        self.log.steps.push(Logged::Change(id, z, outcome));
         if outcome.is_ok() {
             self.model.file(id, z);
         }
@@ -270,7 +310,7 @@ impl Scene {
 
     fn try_remove(&mut self, id: usize) -> Result<(), ZError> {
         let outcome = self.collection.remove(&self.objects[id]);
-        self.log += &format!("; remove #{id}: {outcome:?}");
+        self.log.steps.push(Logged::Remove(id, outcome));
         if outcome.is_ok() {
             self.model.unfile(id);
         }
