@@ -23,7 +23,9 @@ fn inputs(dir: &str) -> Vec<PathBuf> {
         .map(|entry| entry.expect("a readable directory").path())
         .filter(|path| path.is_file())
         .collect();
-    files.sort();
+    // By the bytes of the path: `Path`'s own order, component by component,
+    // takes minutes for a few hundred paths under Miri.
+    files.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
     files
 }
 
