@@ -137,7 +137,7 @@ mod tests {
         let mut map = ZMap::default();
         let mut model = BTreeMap::new();
         let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let steps = if cfg!(miri) { 2_000 } else { 200_000 };
+        let steps = if cfg!(miri) { 600 } else { 200_000 };
         for step in 0..steps as u32 {
             state ^= state << 13;
             state ^= state >> 7;

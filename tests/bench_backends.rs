@@ -27,10 +27,10 @@ const MAX_LEVEL: u16 = 8;
 /// Steps of the scripted scenario (and objects created before them), and
 /// frames and objects of the frame scenarios: far fewer under Miri, which
 /// is about a thousand times slower; every backend and scenario still runs.
-const STEPS: usize = if cfg!(miri) { 25 } else { 600 };
-const FIRST_OBJECTS: usize = if cfg!(miri) { 10 } else { 30 };
+const STEPS: usize = if cfg!(miri) { 15 } else { 600 };
+const FIRST_OBJECTS: usize = if cfg!(miri) { 8 } else { 30 };
 const FRAMES: usize = if cfg!(miri) { 3 } else { 250 };
-const OBJECTS: usize = if cfg!(miri) { 40 } else { 600 };
+const OBJECTS: usize = if cfg!(miri) { 24 } else { 600 };
 
 /// A deterministic script: `natural_only` keeps every Z a natural level in
 /// `0..=MAX_LEVEL` (all the simple collection accepts) and creates objects

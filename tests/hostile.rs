@@ -136,7 +136,7 @@ fn a_panicking_drop_leaks_nothing_whichever_way_objects_are_released() {
     for how in RELEASES {
         let drops = Rc::new(Cell::new(0));
         let mut scene = FixedPointZCollection::new(10).unwrap();
-        let kept: Vec<_> = (0..if cfg!(miri) { 20 } else { 100 })
+        let kept: Vec<_> = (0..if cfg!(miri) { 9 } else { 100 })
             .map(|i| actor(i % 7, &drops))
             .collect();
         for object in &kept {
