@@ -968,12 +968,28 @@ impl<K: ZKey> Iterator for Keys<'_, K> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.0.size_hint()
     }
+
+    /// Internal iteration (`for_each`, `sum`, `collect` into most
+    /// collections): a tight loop over each block and leaf run.
+    #[inline]
+    fn fold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .0
+            .fold_up::<false, B>(init, |acc, &Keyed(key), _| f(acc, key))
+    }
 }
 
 impl<K: ZKey> DoubleEndedIterator for Keys<'_, K> {
     #[inline]
     fn next_back(&mut self) -> Option<K> {
         self.0.0.next_down::<false>().map(|(&Keyed(key), _)| key)
+    }
+
+    #[inline]
+    fn rfold<B, F: FnMut(B, K) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .0
+            .fold_down::<false, B>(init, |acc, &Keyed(key), _| f(acc, key))
     }
 }
 
@@ -1020,12 +1036,25 @@ impl<K: ZKey> Iterator for Iter<'_, K> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.0.remaining(), Some(self.0.remaining()))
     }
+
+    /// Internal iteration: a tight loop over each block and leaf run.
+    #[inline]
+    fn fold<B, F: FnMut(B, (K, I16F16)) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .fold_up::<true, B>(init, |acc, &Keyed(key), z| f(acc, (key, z)))
+    }
 }
 
 impl<K: ZKey> DoubleEndedIterator for Iter<'_, K> {
     #[inline]
     fn next_back(&mut self) -> Option<(K, I16F16)> {
         self.0.next_down::<true>().map(|(&Keyed(key), z)| (key, z))
+    }
+
+    #[inline]
+    fn rfold<B, F: FnMut(B, (K, I16F16)) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .fold_down::<true, B>(init, |acc, &Keyed(key), z| f(acc, (key, z)))
     }
 }
 

@@ -49,15 +49,17 @@ impl Backend for ZorderKeyed {
     }
 
     fn back_to_front(&mut self, mut draw: impl FnMut(&Sprite)) {
-        for key in self.order.back_to_front() {
-            draw(self.sprites.get(key));
-        }
+        let sprites = &self.sprites;
+        self.order
+            .back_to_front()
+            .for_each(|key| draw(sprites.get(key)));
     }
 
     fn front_to_back(&mut self, mut draw: impl FnMut(&Sprite)) {
-        for key in self.order.front_to_back() {
-            draw(self.sprites.get(key));
-        }
+        let sprites = &self.sprites;
+        self.order
+            .front_to_back()
+            .for_each(|key| draw(sprites.get(key)));
     }
 
     fn len(&self) -> usize {
