@@ -24,8 +24,11 @@ fn first_slots(n: usize) -> Mask {
 }
 
 /// A run of [`BLOCK_SLOTS`] slots in a bucket's chain of blocks.
+///
+/// The mask comes first, beside the first slots: a walk reads it before
+/// the slots, and touches it ahead of time to bring the block in.
+#[repr(C)]
 pub(crate) struct Block<E: Entry> {
-    slots: [E::Slot; BLOCK_SLOTS],
     /// Which slots hold an entry. The next entry goes right after the
     /// highest one.
     occupied: Mask,
@@ -37,6 +40,7 @@ pub(crate) struct Block<E: Entry> {
     pub(crate) next: u32,
     /// The bucket whose chain this is.
     pub(crate) bucket: u32,
+    slots: [E::Slot; BLOCK_SLOTS],
 }
 
 impl<E: Entry> Block<E> {

@@ -27,9 +27,14 @@ use crate::z::{DEFAULT_Z, I16F16, level_z};
 struct End<'a, E: Entry> {
     /// Whether the end has found its first position yet.
     started: bool,
-    /// The block being read, and its slots not yet visited from this end.
+    /// The block being read, and its slots not yet visited from this end:
+    /// walking down, with its bits reversed (bit `i` is slot `31 - i`), so
+    /// both ends take the lowest set bit, the cheaper step.
     block: Option<&'a Block<E>>,
     mask: Mask,
+    /// The mask of the next block of the bucket in this end's direction,
+    /// read on entering `block` (see [`mask_of`]), reversed like `mask`.
+    ahead: Mask,
     /// The Z of the bucket being read.
     bucket_z: I16F16,
     /// The next bucket this end enters, and its Z bits (or beyond every Z:
@@ -59,6 +64,7 @@ impl<E: Entry> End<'_, E> {
         started: false,
         block: None,
         mask: 0,
+        ahead: 0,
         bucket_z: DEFAULT_Z,
         next_bucket: None,
         bound: 0,
@@ -153,8 +159,8 @@ impl<'a, E: Entry> Walk<'a, E> {
         loop {
             let end = &mut self.down;
             if end.mask != 0 {
-                let slot = Mask::BITS as usize - 1 - end.mask.leading_zeros() as usize;
-                end.mask &= !(1 << slot);
+                let slot = Mask::BITS as usize - 1 - end.mask.trailing_zeros() as usize;
+                end.mask &= end.mask - 1;
                 self.remaining -= 1;
                 return Some((end.block?.get(slot & (BLOCK_SLOTS - 1)), end.bucket_z));
             }
@@ -190,12 +196,14 @@ impl<'a, E: Entry> Walk<'a, E> {
             let mut mask = core::mem::take(&mut end.mask);
             if let Some(block) = end.block.filter(|_| mask != 0) {
                 let z = end.bucket_z;
-                while mask != 0 && self.remaining != 0 {
+                let mut remaining = self.remaining;
+                while mask != 0 && remaining != 0 {
                     let slot = mask.trailing_zeros() as usize;
                     mask &= mask - 1;
-                    self.remaining -= 1;
+                    remaining -= 1;
                     acc = f(acc, block.get(slot & (BLOCK_SLOTS - 1)), z);
                 }
+                self.remaining = remaining;
             }
             let run = core::mem::take(&mut end.run);
             let zs = core::mem::take(&mut end.run_zs);
@@ -227,12 +235,14 @@ impl<'a, E: Entry> Walk<'a, E> {
             let mut mask = core::mem::take(&mut end.mask);
             if let Some(block) = end.block.filter(|_| mask != 0) {
                 let z = end.bucket_z;
-                while mask != 0 && self.remaining != 0 {
-                    let slot = Mask::BITS as usize - 1 - mask.leading_zeros() as usize;
-                    mask &= !(1 << slot);
-                    self.remaining -= 1;
+                let mut remaining = self.remaining;
+                while mask != 0 && remaining != 0 {
+                    let slot = Mask::BITS as usize - 1 - mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    remaining -= 1;
                     acc = f(acc, block.get(slot & (BLOCK_SLOTS - 1)), z);
                 }
+                self.remaining = remaining;
             }
             let run = core::mem::take(&mut end.run);
             let zs = core::mem::take(&mut end.run_zs);
@@ -256,8 +266,11 @@ impl<'a, E: Entry> Walk<'a, E> {
     /// Moves the up end to its next run of entries: the next block of the
     /// bucket being read, the leaf entries below the next bucket, or the
     /// next bucket. Returns whether there is one.
-    #[cold]
-    #[inline(never)]
+    ///
+    /// Always inlined: a call in the loop of a walk would make the caller's
+    /// own state (a renderer's floating-point sums, say) live in memory
+    /// across it, since the call may clobber every vector register.
+    #[inline(always)]
     fn advance_up(&mut self) -> bool {
         let (buckets, tree, max_level) = (self.buckets, self.tree, self.max_level);
         let end = &mut self.up;
@@ -271,7 +284,8 @@ impl<'a, E: Entry> Walk<'a, E> {
             if let Some(block) = end.block {
                 if block.next != NONE {
                     let block = buckets.block(block.next);
-                    (end.block, end.mask) = (Some(block), block.occupied());
+                    (end.block, end.mask) = (Some(block), end.ahead);
+                    end.ahead = mask_of(buckets, block.next);
                     return true;
                 }
                 end.block = None;
@@ -296,6 +310,7 @@ impl<'a, E: Entry> Walk<'a, E> {
             };
             let block = buckets.block(buckets.bucket(bucket).head);
             (end.block, end.mask) = (Some(block), block.occupied());
+            end.ahead = mask_of(buckets, block.next);
             end.bucket_z = bucket_z(bucket, max_level);
             end.next_bucket = buckets.occupancy().next_from(bucket + 1);
             end.bound = bound_of(end.next_bucket, max_level, i64::MAX);
@@ -304,8 +319,7 @@ impl<'a, E: Entry> Walk<'a, E> {
     }
 
     /// Moves the down end to its next run of entries.
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     fn advance_down(&mut self) -> bool {
         let (buckets, tree, max_level) = (self.buckets, self.tree, self.max_level);
         let end = &mut self.down;
@@ -320,7 +334,8 @@ impl<'a, E: Entry> Walk<'a, E> {
             if let Some(block) = end.block {
                 if block.prev != NONE {
                     let block = buckets.block(block.prev);
-                    (end.block, end.mask) = (Some(block), block.occupied());
+                    (end.block, end.mask) = (Some(block), end.ahead);
+                    end.ahead = mask_of(buckets, block.prev).reverse_bits();
                     return true;
                 }
                 end.block = None;
@@ -344,7 +359,8 @@ impl<'a, E: Entry> Walk<'a, E> {
                 return false;
             };
             let block = buckets.block(buckets.bucket(bucket).tail);
-            (end.block, end.mask) = (Some(block), block.occupied());
+            (end.block, end.mask) = (Some(block), block.occupied().reverse_bits());
+            end.ahead = mask_of(buckets, block.prev).reverse_bits();
             end.bucket_z = bucket_z(bucket, max_level);
             end.next_bucket = bucket
                 .checked_sub(1)
@@ -352,6 +368,18 @@ impl<'a, E: Entry> Walk<'a, E> {
             end.bound = bound_of(end.next_bucket, max_level, i64::MIN);
             return true;
         }
+    }
+}
+
+/// The mask of block `block`, or none. A walk reads the mask of the block
+/// it will read next as it enters the current one, so that block comes
+/// into the cache while the current one is read, not after its last entry.
+#[inline(always)]
+fn mask_of<E: Entry>(buckets: &Buckets<E>, block: u32) -> Mask {
+    if block == NONE {
+        0
+    } else {
+        buckets.block(block).occupied()
     }
 }
 
