@@ -6,6 +6,11 @@
 //! free of `unsafe`. Each node is its own allocation, so ids stay valid and
 //! nodes never move while the pool grows.
 //!
+//! The id table is a directory of fixed chunks of [`CHUNK`] ids, so the
+//! pool grows by one small chunk at a time: no operation ever copies the
+//! whole table, as a doubling `Vec` would at each new high-water mark (the
+//! directory itself doubles, but it holds one pointer per chunk).
+//!
 //! A freed node keeps its allocation in a bounded stock of spares, so a
 //! collection in a steady state (as many nodes freed as taken) allocates
 //! nothing; beyond the bound, freed nodes go back to the allocator at once,
@@ -20,10 +25,19 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Spare nodes kept whatever the pool's size.
 const MIN_SPARES: usize = 8;
 
+/// Ids per chunk of the id table.
+const CHUNK_BITS: u32 = 6;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// A chunk of the id table: a node for each live id, `None` for a free one.
+type Chunk<N> = [Option<Box<N>>; CHUNK];
+
 #[derive(Debug)]
 pub(crate) struct Pool<N> {
-    /// Every id handed out; `None` for a free id.
-    nodes: Vec<Option<Box<N>>>,
+    /// The id table: id `i` is slot `i % CHUNK` of chunk `i / CHUNK`.
+    chunks: Vec<Box<Chunk<N>>>,
+    /// Ids handed out so far (live or free); the chunks cover them.
+    ids: usize,
     /// Free ids, reused last-freed first.
     free_ids: Vec<u32>,
     /// Freed nodes kept for reuse.
@@ -36,7 +50,8 @@ impl<N> Pool<N> {
     /// A pool whose ids stay below `id_limit`.
     pub(crate) const fn new(id_limit: u32) -> Self {
         Pool {
-            nodes: Vec::new(),
+            chunks: Vec::new(),
+            ids: 0,
             free_ids: Vec::new(),
             spares: Vec::new(),
             id_limit,
@@ -45,7 +60,21 @@ impl<N> Pool<N> {
 
     /// Nodes in use.
     pub(crate) fn live(&self) -> usize {
-        self.nodes.len() - self.free_ids.len()
+        self.ids - self.free_ids.len()
+    }
+
+    #[inline]
+    fn slot(&self, id: u32) -> Option<&Option<Box<N>>> {
+        let id = id as usize;
+        self.chunks
+            .get(id >> CHUNK_BITS)
+            .map(|chunk| &chunk[id % CHUNK])
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, id: u32) -> &mut Option<Box<N>> {
+        let id = id as usize;
+        &mut self.chunks[id >> CHUNK_BITS][id % CHUNK]
     }
 
     /// Stores a node and returns its id: a spare reset by `reuse`, or a new
@@ -62,29 +91,33 @@ impl<N> Pool<N> {
             }
             None => Box::new(make()),
         };
-        if let Some(id) = self.free_ids.pop() {
-            self.nodes[id as usize] = Some(node);
-            return Some(id);
-        }
-        let id = u32::try_from(self.nodes.len())
-            .ok()
-            .filter(|&id| id < self.id_limit);
-        match id {
-            Some(id) => {
-                self.nodes.push(Some(node));
-                Some(id)
-            }
-            None => {
-                self.spares.push(node);
-                None
-            }
-        }
+        let id = match self.free_ids.pop() {
+            Some(id) => id,
+            None => match u32::try_from(self.ids)
+                .ok()
+                .filter(|&id| id < self.id_limit)
+            {
+                Some(id) => {
+                    if self.ids == self.chunks.len() * CHUNK {
+                        self.chunks.push(Box::new([const { None }; CHUNK]));
+                    }
+                    self.ids += 1;
+                    id
+                }
+                None => {
+                    self.spares.push(node);
+                    return None;
+                }
+            },
+        };
+        *self.slot_mut(id) = Some(node);
+        Some(id)
     }
 
     /// Frees node `id`; its allocation becomes a spare while spares number
     /// fewer than a quarter of the live nodes (or `MIN_SPARES`).
     pub(crate) fn free(&mut self, id: u32) {
-        let node = self.nodes[id as usize].take().expect("a live node");
+        let node = self.slot_mut(id).take().expect("a live node");
         self.free_ids.push(id);
         if self.spares.len() < MIN_SPARES.max(self.live() / 4) {
             self.spares.push(node);
@@ -93,31 +126,42 @@ impl<N> Pool<N> {
 
     #[inline]
     pub(crate) fn get(&self, id: u32) -> &N {
-        self.nodes[id as usize].as_deref().expect("a live node")
+        self.get_checked(id).expect("a live node")
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, id: u32) -> &mut N {
-        self.nodes[id as usize].as_deref_mut().expect("a live node")
+        self.slot_mut(id).as_deref_mut().expect("a live node")
     }
 
     /// Node `id`, if it is a live node.
+    #[inline]
     pub(crate) fn get_checked(&self, id: u32) -> Option<&N> {
-        self.nodes.get(id as usize)?.as_deref()
+        self.slot(id)?.as_deref()
     }
 
     /// Whether `count` more nodes can be stored.
     pub(crate) fn has_room(&self, count: usize) -> bool {
-        let unused = (self.id_limit as usize).saturating_sub(self.nodes.len());
+        let unused = (self.id_limit as usize).saturating_sub(self.ids);
         self.free_ids.len() + unused >= count
     }
 
     /// Two different live nodes at once.
     pub(crate) fn pair_mut(&mut self, a: u32, b: u32) -> (&mut N, &mut N) {
-        let (a, b) = (a as usize, b as usize);
         assert_ne!(a, b, "two different nodes");
-        let (low, high) = self.nodes.split_at_mut(a.max(b));
-        let (first, second) = (low[a.min(b)].as_deref_mut(), high[0].as_deref_mut());
+        let (low, high) = (a.min(b) as usize, a.max(b) as usize);
+        let (first, second) = if low >> CHUNK_BITS == high >> CHUNK_BITS {
+            let chunk = &mut self.chunks[low >> CHUNK_BITS];
+            let (front, back) = chunk.split_at_mut(high % CHUNK);
+            (&mut front[low % CHUNK], &mut back[0])
+        } else {
+            let (front, back) = self.chunks.split_at_mut(high >> CHUNK_BITS);
+            (
+                &mut front[low >> CHUNK_BITS][low % CHUNK],
+                &mut back[0][high % CHUNK],
+            )
+        };
+        let (first, second) = (first.as_deref_mut(), second.as_deref_mut());
         let (first, second) = (first.expect("a live node"), second.expect("a live node"));
         if a < b {
             (first, second)
@@ -128,27 +172,34 @@ impl<N> Pool<N> {
 
     /// Every live node, in id order, with its id.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &N)> {
-        self.nodes
+        self.chunks
             .iter()
+            .flat_map(|chunk| chunk.iter())
+            .take(self.ids)
             .enumerate()
             .filter_map(|(id, node)| Some((id as u32, node.as_deref()?)))
     }
 
-    /// Room for `additional` more nodes without growing the id table.
+    /// Room for `additional` more nodes without growing the id table's
+    /// directory.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        let free = self.free_ids.len();
-        self.nodes.reserve(additional.saturating_sub(free));
+        let new_ids = additional.saturating_sub(self.free_ids.len());
+        let chunks = self.ids.saturating_add(new_ids).div_ceil(CHUNK);
+        self.chunks
+            .reserve(chunks.saturating_sub(self.chunks.len()));
     }
 
-    /// Gives back every spare node and the id table's unused capacity.
+    /// Gives back every spare node, the chunks past the highest live id,
+    /// and the unused capacity of the tables.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.spares = Vec::new();
-        while self.nodes.last().is_some_and(Option::is_none) {
-            self.nodes.pop();
+        while self.ids > 0 && self.slot(self.ids as u32 - 1).is_some_and(Option::is_none) {
+            self.ids -= 1;
         }
-        let len = self.nodes.len() as u32;
-        self.free_ids.retain(|&id| id < len);
-        self.nodes.shrink_to_fit();
+        self.chunks.truncate(self.ids.div_ceil(CHUNK));
+        let ids = self.ids as u32;
+        self.free_ids.retain(|&id| id < ids);
+        self.chunks.shrink_to_fit();
         self.free_ids.shrink_to_fit();
     }
 }
@@ -174,6 +225,41 @@ mod tests {
         core::mem::swap(a, b);
         assert_eq!((*pool.get(again), *pool.get(35)), (35, 77));
         assert_eq!(pool.iter().count(), 11);
+    }
+
+    #[test]
+    fn ids_span_chunks_and_shrinking_gives_back_the_trailing_ones() {
+        let count = 3 * CHUNK as u32 + 5;
+        let mut pool = Pool::new(NONE);
+        for i in 0..count {
+            assert_eq!(pool.alloc(|| i, |_| {}), Some(i));
+        }
+        assert_eq!(pool.chunks.len(), 4);
+        // Pairs within one chunk and across chunks, in either order.
+        for (a, b) in [(1, 2), (CHUNK as u32 - 1, CHUNK as u32), (count - 1, 0)] {
+            let (x, y) = pool.pair_mut(a, b);
+            assert_eq!((*x, *y), (a, b));
+            core::mem::swap(x, y);
+            let (y, x) = pool.pair_mut(b, a);
+            assert_eq!((*x, *y), (b, a));
+            core::mem::swap(x, y);
+        }
+        for id in CHUNK as u32..count {
+            pool.free(id);
+        }
+        assert_eq!(pool.get_checked(count), None, "past every id");
+        assert_eq!(pool.get_checked(CHUNK as u32), None, "a free id");
+        pool.shrink_to_fit();
+        assert_eq!(
+            (pool.ids, pool.chunks.len(), pool.live()),
+            (CHUNK, 1, CHUNK)
+        );
+        assert_eq!(
+            pool.alloc(|| 7, |_| {}),
+            Some(CHUNK as u32),
+            "ids go on after the live ones"
+        );
+        assert_eq!(pool.iter().map(|(id, _)| id).max(), Some(CHUNK as u32));
     }
 
     #[test]
