@@ -32,8 +32,10 @@ struct End<'a, E: Entry> {
     /// both ends take the lowest set bit, the cheaper step.
     block: Option<&'a Block<E>>,
     mask: Mask,
-    /// The mask of the next block of the bucket in this end's direction,
-    /// read on entering `block` (see [`mask_of`]), reversed like `mask`.
+    /// The next block of the bucket in this end's direction and its mask
+    /// (reversed like `mask`), found on entering `block` (see
+    /// [`look_ahead`]).
+    ahead_block: Option<&'a Block<E>>,
     ahead: Mask,
     /// The Z of the bucket being read.
     bucket_z: I16F16,
@@ -64,6 +66,7 @@ impl<E: Entry> End<'_, E> {
         started: false,
         block: None,
         mask: 0,
+        ahead_block: None,
         ahead: 0,
         bucket_z: DEFAULT_Z,
         next_bucket: None,
@@ -281,11 +284,10 @@ impl<'a, E: Entry> Walk<'a, E> {
             end.leaf = (tree.first != NONE).then(|| tree.leaf(tree.first));
         }
         loop {
-            if let Some(block) = end.block {
-                if block.next != NONE {
-                    let block = buckets.block(block.next);
-                    (end.block, end.mask) = (Some(block), end.ahead);
-                    end.ahead = mask_of(buckets, block.next);
+            if end.block.is_some() {
+                if let Some(next) = end.ahead_block {
+                    (end.block, end.mask) = (Some(next), end.ahead);
+                    (end.ahead_block, end.ahead) = look_ahead(buckets, next.next);
                     return true;
                 }
                 end.block = None;
@@ -310,7 +312,7 @@ impl<'a, E: Entry> Walk<'a, E> {
             };
             let block = buckets.block(buckets.bucket(bucket).head);
             (end.block, end.mask) = (Some(block), block.occupied());
-            end.ahead = mask_of(buckets, block.next);
+            (end.ahead_block, end.ahead) = look_ahead(buckets, block.next);
             end.bucket_z = bucket_z(bucket, max_level);
             end.next_bucket = buckets.occupancy().next_from(bucket + 1);
             end.bound = bound_of(end.next_bucket, max_level, i64::MAX);
@@ -331,11 +333,11 @@ impl<'a, E: Entry> Walk<'a, E> {
             end.slot = end.leaf.map_or(0, |leaf| leaf.len);
         }
         loop {
-            if let Some(block) = end.block {
-                if block.prev != NONE {
-                    let block = buckets.block(block.prev);
-                    (end.block, end.mask) = (Some(block), end.ahead);
-                    end.ahead = mask_of(buckets, block.prev).reverse_bits();
+            if end.block.is_some() {
+                if let Some(prev) = end.ahead_block {
+                    (end.block, end.mask) = (Some(prev), end.ahead);
+                    (end.ahead_block, end.ahead) = look_ahead(buckets, prev.prev);
+                    end.ahead = end.ahead.reverse_bits();
                     return true;
                 }
                 end.block = None;
@@ -360,7 +362,8 @@ impl<'a, E: Entry> Walk<'a, E> {
             };
             let block = buckets.block(buckets.bucket(bucket).tail);
             (end.block, end.mask) = (Some(block), block.occupied().reverse_bits());
-            end.ahead = mask_of(buckets, block.prev).reverse_bits();
+            (end.ahead_block, end.ahead) = look_ahead(buckets, block.prev);
+            end.ahead = end.ahead.reverse_bits();
             end.bucket_z = bucket_z(bucket, max_level);
             end.next_bucket = bucket
                 .checked_sub(1)
@@ -371,15 +374,17 @@ impl<'a, E: Entry> Walk<'a, E> {
     }
 }
 
-/// The mask of block `block`, or none. A walk reads the mask of the block
-/// it will read next as it enters the current one, so that block comes
-/// into the cache while the current one is read, not after its last entry.
+/// Block `block` (if there is one) and its mask. A walk looks up the block
+/// it will read next, and reads its mask, as it enters the current one: that
+/// block comes into the cache while the current one is read, and the step
+/// to it waits on no lookup.
 #[inline(always)]
-fn mask_of<E: Entry>(buckets: &Buckets<E>, block: u32) -> Mask {
+fn look_ahead<E: Entry>(buckets: &Buckets<E>, block: u32) -> (Option<&Block<E>>, Mask) {
     if block == NONE {
-        0
+        (None, 0)
     } else {
-        buckets.block(block).occupied()
+        let block = buckets.block(block);
+        (Some(block), block.occupied())
     }
 }
 
