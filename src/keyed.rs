@@ -58,6 +58,13 @@ use crate::z::{DEFAULT_PRUNE_AFTER, I16F16, MAX_LEVEL};
 /// If `index` or `Eq` are inconsistent (the same key reporting different
 /// indices, say), the collection's answers are unspecified, but it never
 /// panics and never causes undefined behaviour.
+///
+/// `index` and `Eq` must not panic. They run inside operations, for the
+/// key operated on and for the keys an operation moves to another node, so
+/// a panic can stop an operation halfway: the collection is then left in
+/// an unspecified state, in which later calls may give wrong answers or
+/// panic, though never cause undefined behaviour (the crate has no
+/// `unsafe` code). This is the rule `HashMap` has for a panicking `Hash`.
 pub trait ZKey: Copy + Eq {
     /// The key's slot in the game's storage.
     fn index(&self) -> usize;
@@ -219,12 +226,32 @@ pub struct ZOrder<K: ZKey> {
 
 impl<K: ZKey> ZOrder<K> {
     /// The largest `max_level`: the largest integer an `I16F16` holds.
+    ///
+    /// ```
+    /// use zorder::{ZError, ZOrder};
+    ///
+    /// assert_eq!(ZOrder::<u32>::MAX_LEVEL, 32767);
+    /// assert!(ZOrder::<u32>::new(ZOrder::<u32>::MAX_LEVEL).is_ok());
+    /// assert_eq!(
+    ///     ZOrder::<u32>::new(32768).err(),
+    ///     Some(ZError::MaxLevelTooLarge { max_level: 32768 })
+    /// );
+    /// ```
     pub const MAX_LEVEL: u16 = MAX_LEVEL;
 
     /// How many traversals in a row must find a bucket of a non-optimized Z
     /// empty before the next prunes it, unless set otherwise with
     /// [`with_prune_after`](Self::with_prune_after). A game traverses twice
     /// a frame (draw, then touch), so 8 is about four frames.
+    ///
+    /// ```
+    /// use zorder::ZOrder;
+    ///
+    /// let order = ZOrder::<u32>::new(10)?;
+    /// assert_eq!(order.prune_after(), Some(ZOrder::<u32>::DEFAULT_PRUNE_AFTER));
+    /// assert_eq!(ZOrder::<u32>::DEFAULT_PRUNE_AFTER, 8);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     pub const DEFAULT_PRUNE_AFTER: u32 = DEFAULT_PRUNE_AFTER;
 
     /// An empty collection taking every `I16F16` as a Z, with optimized
@@ -603,9 +630,13 @@ impl<K: ZKey> ZOrder<K> {
     /// # Ok::<(), ZError>(())
     /// ```
     pub fn remove(&mut self, key: K) -> Result<I16F16, ZError> {
-        let at = self.find(key).ok_or(ZError::NotInCollection)?;
-        let (Keyed(key), z) = self.core.remove(at);
-        self.core.book.forget(key.index());
+        let index = key.index();
+        let at = self
+            .core
+            .exact(self.core.book.get(index), &Keyed(key))
+            .ok_or(ZError::NotInCollection)?;
+        let (_, z) = self.core.remove(at);
+        self.core.book.forget(index);
         Ok(z)
     }
 

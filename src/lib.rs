@@ -99,10 +99,11 @@
 //! # Hostile code
 //!
 //! Code of yours that runs inside an operation (`z_order`, `Drop`, the
-//! closures of updates, `Debug`, a key's `index` and `Eq`) may panic or use
-//! other collections: it never sees a collection with its invariants
-//! suspended, a panic leaves every collection valid and leaks nothing, and
-//! the crate has no `unsafe` code at all.
+//! closures of updates, `Debug`) may panic or use other collections: it
+//! never sees a collection with its invariants suspended, a panic leaves
+//! every collection valid and leaks nothing, and the crate has no `unsafe`
+//! code at all. The one exception is a key's `index` and `Eq`, which must
+//! not panic, as `Hash` must not for a `HashMap` (see [`ZKey`]).
 
 #![no_std]
 #![forbid(unsafe_code)]

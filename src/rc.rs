@@ -359,6 +359,15 @@ macro_rules! rc_collection {
         impl<T> $name<T> {
             /// The largest `max_level`: the largest integer an `I16F16`
             /// holds.
+            ///
+            /// ```
+            #[doc = concat!("use zorder::{", stringify!($name), ", ZError};")]
+            #[doc = concat!("type Scene = ", stringify!($name), "<std::cell::Cell<zorder::I16F16>>;")]
+            ///
+            /// assert_eq!(Scene::MAX_LEVEL, 32767);
+            /// assert!(Scene::new(Scene::MAX_LEVEL).is_ok());
+            /// assert!(matches!(Scene::new(32768), Err(ZError::MaxLevelTooLarge { .. })));
+            /// ```
             pub const MAX_LEVEL: u16 = MAX_LEVEL;
 
             /// The number of objects.
@@ -669,6 +678,11 @@ macro_rules! rc_collection {
             /// one of the objects is at a Z it has no level for. Then
             /// nothing moves: every object stays in `source`, where it was.
             ///
+            /// [`ZError::CapacityOverflow`] if this collection runs out of
+            /// places (past 2^31 objects, which memory rules out in
+            /// practice): the objects moved so far stay here, and the rest
+            /// go back to `source`, each at the front of its Z there.
+            ///
             /// ```
             #[doc = $example]
             /// let mut next = FixedPointZCollection::new(10)?;
@@ -845,6 +859,15 @@ impl<T> FixedPointZCollection<T> {
     /// Z empty before the next prunes it, unless set otherwise with
     /// [`with_prune_after`](Self::with_prune_after). A game traverses twice
     /// a frame (draw, then touch), so 8 is about four frames.
+    ///
+    /// ```
+    /// use zorder::{FixedPointZCollection, I16F16};
+    ///
+    /// type Scene = FixedPointZCollection<std::cell::Cell<I16F16>>;
+    /// assert_eq!(Scene::new(10)?.prune_after(), Scene::DEFAULT_PRUNE_AFTER);
+    /// assert_eq!(Scene::DEFAULT_PRUNE_AFTER, 8);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     pub const DEFAULT_PRUNE_AFTER: u32 = DEFAULT_PRUNE_AFTER;
 
     /// An empty collection with optimized levels `0..=max_level` (the

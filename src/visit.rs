@@ -35,6 +35,20 @@ use crate::z::I16F16;
 /// assert!(ZObject::ptr_eq(scene.front_to_back().next().unwrap(), &middle));
 /// # Ok::<(), zorder::ZError>(())
 /// ```
+///
+/// The enum is `#[non_exhaustive]`: a match on it needs a wildcard arm, so
+/// new ways to visit can come without breaking code.
+///
+/// ```compile_fail
+/// use zorder::Visit;
+///
+/// fn stops(visit: Visit) -> bool {
+///     match visit {
+///         Visit::Keep | Visit::Remove | Visit::Change => false,
+///         Visit::Stop | Visit::RemoveAndStop | Visit::ChangeAndStop => true,
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Visit {

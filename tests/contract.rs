@@ -827,3 +827,97 @@ fn clear_frees_every_bucket_and_keeps_the_collection_usable() {
         c.check();
     }
 }
+
+/// Moving every object to another collection (a scene switch) keeps the
+/// order of the moved ones, ties included, and puts them in front of the
+/// target's objects of equal Z, as adds in back-to-front order would; a
+/// target that refuses one of the Z values moves nothing.
+#[test]
+fn append_moves_back_to_front_keeping_ties_or_moves_nothing() {
+    let object = |v: f64| -> Obj { Rc::new(ZObject::new(Cell::new(z(v)))) };
+    let (p, x, y, w, f) = (
+        object(1.0),
+        object(1.0),
+        object(1.0),
+        object(0.0),
+        object(2.5),
+    );
+    let mut from = FixedPointZCollection::new(10).unwrap();
+    for o in [&x, &w, &y, &f] {
+        from.add(o).unwrap();
+    }
+    from.change(&x).unwrap(); // x after y among the ties
+    let mut to = SimpleZCollection::new(10).unwrap();
+    to.add(&p).unwrap();
+    let order = |c: &dyn ZCollection<Sprite>| -> Vec<*const ZObject<Sprite>> {
+        c.back_to_front().map(Rc::as_ptr).collect()
+    };
+    let ptrs = |objects: &[&Obj]| -> Vec<*const ZObject<Sprite>> {
+        objects.iter().map(|o| Rc::as_ptr(o)).collect()
+    };
+
+    // 2.5 is no level: the simple collection refuses it, and nothing moves.
+    let (before_from, before_to) = (order(&from), order(&to));
+    assert!(matches!(
+        to.append(&mut from),
+        Err(ZError::ZOutOfRange { .. })
+    ));
+    assert_eq!((order(&from), order(&to)), (before_from, before_to));
+    from.check_invariants();
+    to.check_invariants();
+
+    // Without it, everything moves, back to front.
+    from.remove(&f).unwrap();
+    to.append(&mut from).unwrap();
+    assert!(from.is_empty());
+    assert_eq!(order(&to), ptrs(&[&w, &p, &y, &x]));
+    assert_eq!(to.z_of(&x), Some(z(1.0)));
+    to.check_invariants();
+
+    // And back into a fixed-point collection holding a fraction and a tie.
+    let g = object(0.5);
+    let q = object(1.0);
+    for o in [&g, &q] {
+        from.add(o).unwrap();
+    }
+    from.append(&mut to).unwrap();
+    assert_eq!(order(&from), ptrs(&[&w, &g, &q, &p, &y, &x]));
+    from.check_invariants();
+}
+
+/// `ZObject` derefs to the user's value and has no methods of its own
+/// (only associated functions, as `Rc` has), so a user type's methods of
+/// the same names are the ones a call reaches.
+#[test]
+fn a_user_types_methods_are_not_shadowed_by_zobjects() {
+    struct Sprite;
+    impl Sprite {
+        fn ptr_eq(&self, _: &Sprite) -> &'static str {
+            "sprite ptr_eq"
+        }
+        fn is_in_collection(&self) -> &'static str {
+            "sprite is_in_collection"
+        }
+        #[expect(
+            clippy::wrong_self_convention,
+            reason = "the name ZObject::into_inner has is the point"
+        )]
+        fn into_inner(&self) -> &'static str {
+            "sprite into_inner"
+        }
+    }
+    impl zorder::ZSortable for Sprite {
+        fn z_order(&self) -> I16F16 {
+            I16F16::ZERO
+        }
+    }
+    let sprite = Rc::new(ZObject::new(Sprite));
+    let mut scene = FixedPointZCollection::new(1).unwrap();
+    scene.add(&sprite).unwrap();
+    assert_eq!(sprite.ptr_eq(&Sprite), "sprite ptr_eq");
+    assert_eq!(sprite.is_in_collection(), "sprite is_in_collection");
+    assert_eq!(sprite.into_inner(), "sprite into_inner");
+    // The crate's own are reached as associated functions.
+    assert!(ZObject::is_in_collection(&sprite));
+    assert!(ZObject::ptr_eq(&sprite, &sprite));
+}

@@ -10,7 +10,10 @@ use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::{Rc, Weak};
 
-use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZError, ZObject, ZSortable};
+use zorder::{
+    FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZError, ZObject,
+    ZSortable,
+};
 
 type Scene = Rc<RefCell<FixedPointZCollection<Actor>>>;
 
@@ -304,32 +307,184 @@ fn a_panicking_z_order_changes_nothing() {
     assert_eq!(Rc::strong_count(&y), 2);
 }
 
-/// An update's closure that panics changes nothing at all.
+/// The in-walk operations that run a closure of the user's.
+#[derive(Debug, Clone, Copy)]
+enum Walker {
+    BackToFront,
+    FrontToBack,
+    Retain,
+}
+
+const WALKERS: [Walker; 3] = [Walker::BackToFront, Walker::FrontToBack, Walker::Retain];
+
+/// Runs `visit` over `scene` through `walker` (`retain` keeps what the
+/// closure keeps, and removes what it removes).
+fn walk<C: ZCollection<Actor> + ?Sized>(
+    scene: &mut C,
+    walker: Walker,
+    visit: &mut dyn FnMut(&Rc<ZObject<Actor>>) -> Visit,
+) {
+    match walker {
+        Walker::BackToFront => {
+            let _ = scene.update_back_to_front(visit);
+        }
+        Walker::FrontToBack => {
+            let _ = scene.update_front_to_back(visit);
+        }
+        Walker::Retain => scene.retain(&mut |object| visit(object) == Visit::Keep),
+    }
+}
+
+/// An update's or `retain`'s closure that panics changes nothing at all,
+/// in either direction and in either kind of collection.
 #[test]
 fn a_panicking_update_closure_changes_nothing() {
     let drops = Rc::new(Cell::new(0));
+    for walker in WALKERS {
+        for simple in [false, true] {
+            let mut a: Box<dyn ZCollection<Actor>> = if simple {
+                Box::new(SimpleZCollection::new(10).unwrap())
+            } else {
+                Box::new(FixedPointZCollection::new(10).unwrap())
+            };
+            let objects: Vec<_> = (0..5).map(|i| actor(i, &drops)).collect();
+            for o in &objects {
+                a.add(o).unwrap();
+            }
+            let before: Vec<_> = a.back_to_front().map(Rc::as_ptr).collect();
+            let mut visits = 0;
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                walk(a.as_mut(), walker, &mut |object| {
+                    visits += 1;
+                    if visits == 3 {
+                        panic!("closure panics")
+                    }
+                    // Decisions before the panic: none may take effect.
+                    object.z.set(I16F16::from_num(7));
+                    if visits == 1 {
+                        Visit::Remove
+                    } else {
+                        Visit::Change
+                    }
+                })
+            }));
+            assert!(outcome.is_err(), "{walker:?}");
+            assert_eq!(a.len(), 5, "{walker:?}: no decision took effect");
+            let after: Vec<_> = a.back_to_front().map(Rc::as_ptr).collect();
+            assert_eq!(after, before, "{walker:?}: the order is untouched");
+            for o in &objects {
+                assert_eq!(Rc::strong_count(o), 2);
+            }
+            a.check_invariants();
+        }
+    }
+}
+
+/// The keyed collection's in-walk closures: a panic changes nothing.
+#[test]
+fn a_panicking_closure_of_a_keyed_walk_changes_nothing() {
+    use zorder::{KeyVisit, ZOrder};
+    for walker in WALKERS {
+        let mut order = ZOrder::<u32>::new(10).unwrap();
+        for key in 0..6 {
+            order.insert(key, I16F16::from_num(key % 3) / 2).unwrap();
+        }
+        let before: Vec<_> = order.iter().collect();
+        let mut visits = 0;
+        let mut visit = |_: u32, _: I16F16| {
+            visits += 1;
+            if visits == 4 {
+                panic!("closure panics")
+            }
+            if visits == 1 {
+                KeyVisit::Remove
+            } else {
+                KeyVisit::SetZ(I16F16::from_num(9.5))
+            }
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| match walker {
+            Walker::BackToFront => drop(order.update_back_to_front(&mut visit)),
+            Walker::FrontToBack => drop(order.update_front_to_back(&mut visit)),
+            Walker::Retain => order.retain(|key, z| visit(key, z) == KeyVisit::Keep),
+        }));
+        assert!(outcome.is_err(), "{walker:?}");
+        assert_eq!(order.iter().collect::<Vec<_>>(), before, "{walker:?}");
+        order.check_invariants();
+    }
+}
+
+/// A closure that uses another collection while one is walked sees that
+/// other collection whole, and finds the walked objects still filed in the
+/// walked one (so it cannot file them elsewhere).
+#[test]
+fn an_update_closure_that_uses_another_collection_sees_both_consistent() {
+    let drops = Rc::new(Cell::new(0));
+    for walker in WALKERS {
+        let mut a = FixedPointZCollection::new(10).unwrap();
+        let mut b = SimpleZCollection::new(10).unwrap();
+        let objects: Vec<_> = (0..6).map(|i| actor(i, &drops)).collect();
+        let outsiders: Vec<_> = (0..3).map(|i| actor(i, &drops)).collect();
+        for o in &objects {
+            a.add(o).unwrap();
+        }
+        let mut visits = 0;
+        walk(&mut a, walker, &mut |object| {
+            assert_eq!(
+                b.add(object),
+                Err(ZError::AlreadyInCollection),
+                "{walker:?}"
+            );
+            assert_eq!(b.remove(object), Err(ZError::NotInCollection), "{walker:?}");
+            if let Some(outsider) = outsiders.get(visits) {
+                b.add(outsider).unwrap();
+                b.change(outsider).unwrap();
+            }
+            b.check_invariants();
+            visits += 1;
+            if visits % 2 == 0 {
+                Visit::Remove
+            } else {
+                Visit::Keep
+            }
+        });
+        a.check_invariants();
+        assert_eq!((a.len(), b.len()), (3, 3), "{walker:?}");
+        // The removed objects are free once the walk is over.
+        for o in &objects {
+            if !a.contains(o) {
+                b.add(o).unwrap();
+            }
+        }
+        assert_eq!(b.len(), 6);
+        b.check_invariants();
+    }
+}
+
+/// Operations that need no Z read none: with every `z_order` panicking,
+/// removing, walking, appending, draining and clearing still work.
+#[test]
+fn operations_that_need_no_z_never_call_z_order() {
+    let drops = Rc::new(Cell::new(0));
     let mut a = FixedPointZCollection::new(10).unwrap();
-    let objects: Vec<_> = (0..5).map(|i| actor(i, &drops)).collect();
+    let objects: Vec<_> = (0..6).map(|i| actor(i, &drops)).collect();
     for o in &objects {
         a.add(o).unwrap();
     }
-    let mut visits = 0;
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        a.update_front_to_back(|_| {
-            visits += 1;
-            if visits == 3 {
-                panic!("closure panics")
-            } else {
-                Visit::Remove
-            }
-        })
-    }));
-    assert!(outcome.is_err());
-    assert_eq!(a.len(), 5, "no decision took effect");
     for o in &objects {
-        assert_eq!(Rc::strong_count(o), 2);
+        o.script.borrow_mut().panic_on_z_order = true;
     }
-    a.check_invariants();
+    a.remove(&objects[0]).unwrap();
+    assert_eq!(a.back_to_front().count(), 5);
+    a.retain(|o| !ZObject::ptr_eq(o, &objects[1]));
+    let mut b = SimpleZCollection::new(10).unwrap();
+    b.append(&mut a).unwrap();
+    assert_eq!((a.len(), b.len()), (0, 4));
+    assert_eq!(b.drain().count(), 4);
+    b.clear();
+    a.clear();
+    for o in &objects {
+        assert_eq!(Rc::strong_count(o), 1, "every handle came back");
+    }
 }
 
 /// Keys run user code too (`Eq`, `index`); a key type whose `index`
