@@ -8,11 +8,13 @@
 //! every 120 frames a new screen of 50 jellies, each created at the default
 //! Z and then moved to its layer, while 50 others are destroyed. Every frame
 //! draws back to front and hit-tests front to back. The same run at 100
-//! times the size follows. Each backend replays exactly the same frames from
-//! the same seed.
+//! times the size follows, then an isometric y-sort (every object at its
+//! own fractional Z) and a particle system (bursts of short-lived objects
+//! at distinct Z). Each backend replays exactly the same frames from the
+//! same seed.
 //!
 //! It prints the total, median (p50), p99 and worst frame time per backend,
-//! with ratios to `zorder`'s `FixedPointZCollection`, and writes a chart of
+//! with ratios to `zorder`'s keyed `ZOrder`, and writes a chart of
 //! every frame's time (log scale: the bursts are the spikes) to
 //! `target/jelly_jump.svg`, or `--svg PATH`. `--json PATH` writes the same
 //! results as JSON.
