@@ -185,9 +185,11 @@ impl Ledger {
                 waiting: 1,
             }),
         }
-        self.unpruned.fetch_add(1, Ordering::Relaxed);
+        // Mutations hold the ledger exclusively: plain reads and writes of
+        // the counter, no atomic read-modify-write (a locked instruction).
+        *self.unpruned.get_mut() += 1;
         // The cap: prune the longest-waiting beyond it.
-        while self.unpruned.load(Ordering::Relaxed) > MIN_CAP.max(self.live) {
+        while *self.unpruned.get_mut() > MIN_CAP.max(self.live) {
             self.stop_waiting(self.oldest);
         }
         self.reclaim();
@@ -198,7 +200,7 @@ impl Ledger {
     fn stop_waiting(&mut self, id: u32) {
         let Record { z, since, .. } = self.records[id as usize];
         if !self.pruned(since) {
-            self.unpruned.fetch_sub(1, Ordering::Relaxed);
+            *self.unpruned.get_mut() -= 1;
             if let Some(index) = self.tick_index(since, self.now()) {
                 self.ticks[index].waiting -= 1;
             }
@@ -244,7 +246,7 @@ impl Ledger {
     /// Forgets every bucket: `clear` frees them all.
     pub(crate) fn clear(&mut self) {
         self.live = 0;
-        self.unpruned.store(0, Ordering::Relaxed);
+        *self.unpruned.get_mut() = 0;
         self.records.clear();
         (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
         self.by_z.clear();
