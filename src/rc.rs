@@ -292,38 +292,232 @@ impl<T> Drop for Shared<T> {
 /// ```
 pub trait ZCollection<T: ZSortable>: AsShared<T> {
     /// See [`FixedPointZCollection::add`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let (a, b) = (object(2), object(1));
+    /// scene.add(&a)?;
+    /// scene.add(&b)?;
+    /// assert!(scene.add(&a).is_err());
+    /// assert!(Rc::ptr_eq(scene.back_to_front().next().unwrap(), &b));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn add(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError>;
     /// See [`FixedPointZCollection::remove`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let a = object(2);
+    /// scene.add(&a)?;
+    /// scene.remove(&a)?;
+    /// assert!(scene.remove(&a).is_err() && scene.is_empty());
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn remove(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError>;
     /// See [`FixedPointZCollection::change`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let (a, b) = (object(2), object(2));
+    /// scene.add(&a)?;
+    /// scene.add(&b)?;
+    /// scene.change(&a)?; // same Z: `a` comes to the front
+    /// assert!(Rc::ptr_eq(scene.front_to_back().next().unwrap(), &a));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn change(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError>;
     /// See [`FixedPointZCollection::contains`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let a = object(2);
+    /// scene.add(&a)?;
+    /// assert!(scene.contains(&a) && !scene.contains(&object(2)));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn contains(&self, object: &ZObject<T>) -> bool;
     /// See [`FixedPointZCollection::z_of`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let a = object(2);
+    /// scene.add(&a)?;
+    /// a.set(I16F16::from_num(5)); // not re-filed yet
+    /// assert_eq!(scene.z_of(&a), Some(I16F16::from_num(2)));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn z_of(&self, object: &ZObject<T>) -> Option<I16F16>;
     /// See [`FixedPointZCollection::len`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// scene.add(&object(1))?;
+    /// assert_eq!(scene.len(), 1);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn len(&self) -> usize;
     /// See [`FixedPointZCollection::is_empty`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// assert!(scene.is_empty());
+    /// scene.add(&object(1))?;
+    /// assert!(!scene.is_empty());
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// See [`FixedPointZCollection::max_level`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// assert_eq!(scene.max_level(), 10);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn max_level(&self) -> u16;
     /// See [`FixedPointZCollection::nonoptimized_buckets`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let a = object(0);
+    /// a.set(I16F16::from_num(2.5));
+    /// scene.add(&a)?;
+    /// assert_eq!(scene.nonoptimized_buckets(), 1);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn nonoptimized_buckets(&self) -> usize;
     /// See [`FixedPointZCollection::clear`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// scene.add(&object(1))?;
+    /// scene.clear();
+    /// assert!(scene.is_empty());
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn clear(&mut self);
     /// See [`FixedPointZCollection::back_to_front`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let (a, b) = (object(3), object(1));
+    /// scene.add(&a)?;
+    /// scene.add(&b)?;
+    /// let zs: Vec<i32> = scene.back_to_front().map(|o| o.get().to_num()).collect();
+    /// assert_eq!(zs, [1, 3]);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn back_to_front(&self) -> BackToFront<'_, T>;
     /// See [`FixedPointZCollection::front_to_back`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// let (a, b) = (object(3), object(1));
+    /// scene.add(&a)?;
+    /// scene.add(&b)?;
+    /// let zs: Vec<i32> = scene.front_to_back().map(|o| o.get().to_num()).collect();
+    /// assert_eq!(zs, [3, 1]);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn front_to_back(&self) -> Rev<BackToFront<'_, T>> {
         self.back_to_front().rev()
     }
     /// See [`FixedPointZCollection::update_back_to_front`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// for z in [1, 2, 3] {
+    ///     scene.add(&object(z))?;
+    /// }
+    /// let done = scene.update_back_to_front(&mut |o| if o.get() == 2 { Visit::RemoveAndStop } else { Visit::Keep });
+    /// assert_eq!((done.removed, scene.len()), (1, 2));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn update_back_to_front(&mut self, visit: &mut dyn FnMut(&Rc<ZObject<T>>) -> Visit) -> Updated;
     /// See [`FixedPointZCollection::update_front_to_back`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// for z in [1, 2, 3] {
+    ///     scene.add(&object(z))?;
+    /// }
+    /// let done = scene.update_front_to_back(&mut |_| Visit::Stop);
+    /// assert_eq!(done.visited, 1);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn update_front_to_back(&mut self, visit: &mut dyn FnMut(&Rc<ZObject<T>>) -> Visit) -> Updated;
     /// See [`FixedPointZCollection::retain`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// for z in [1, 2, 3] {
+    ///     scene.add(&object(z))?;
+    /// }
+    /// scene.retain(&mut |o| o.get() != 2);
+    /// assert_eq!(scene.len(), 2);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn retain(&mut self, keep: &mut dyn FnMut(&Rc<ZObject<T>>) -> bool) {
         let _ = self.update_back_to_front(&mut |object| {
             if keep(object) {
@@ -334,8 +528,33 @@ pub trait ZCollection<T: ZSortable>: AsShared<T> {
         });
     }
     /// See [`FixedPointZCollection::drain`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// scene.add(&object(1))?;
+    /// let drained: Vec<_> = scene.drain().collect();
+    /// assert_eq!((drained.len(), scene.len()), (1, 0));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn drain(&mut self) -> Drain<'_, T>;
     /// See [`FixedPointZCollection::append`].
+    ///
+    /// ```
+    /// # use std::cell::Cell;
+    /// # use std::rc::Rc;
+    /// # use zorder::{FixedPointZCollection, I16F16, SimpleZCollection, Visit, ZCollection, ZObject};
+    /// # let object = |z: i32| Rc::new(ZObject::new(Cell::new(I16F16::from_num(z))));
+    /// let mut scene: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(FixedPointZCollection::new(10)?);
+    /// scene.add(&object(1))?;
+    /// let mut next: Box<dyn ZCollection<Cell<I16F16>>> = Box::new(SimpleZCollection::new(10)?);
+    /// next.append(scene.as_mut())?;
+    /// assert_eq!((scene.len(), next.len()), (0, 1));
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
     fn append(&mut self, source: &mut dyn ZCollection<T>) -> Result<(), ZError>;
     /// Checks every internal invariant; panics on a broken one. For the
     /// crate's own tests and fuzzing.
