@@ -16,6 +16,11 @@ pub mod rc;
 use model::Layout;
 use zorder::ZError;
 
+/// Entries at most in a collection the harnesses print whole: printing is
+/// the same code at any length, and formatting is costly under the
+/// fuzzer's instrumentation.
+pub const PRINTED: usize = 16;
+
 /// The layout a harness uses for `layout`: if `layout` is invalid, checks
 /// that `build` refuses it with the right error, then makes it valid.
 pub fn valid_layout<T>(layout: Layout, build: impl Fn(Layout) -> Result<T, ZError>) -> Layout {
@@ -40,6 +45,7 @@ pub fn valid_layout<T>(layout: Layout, build: impl Fn(Layout) -> Result<T, ZErro
             ZError::ZeroPruneThreshold
         };
         assert_eq!(error, expected, "{layout:?}");
+        Shown::default().check(&Err::<(), _>(error));
     }
     fixed
 }
@@ -52,10 +58,24 @@ pub fn effect(pattern: u8, rank: usize, stop: u8) -> (u8, bool) {
     (effect, stop != 0 && rank == usize::from(stop))
 }
 
-/// Shows an operation's error as a user sees it (`Display`): never empty,
-/// and a refused Z with its exact bits.
-pub fn check_shown<T>(result: &Result<T, ZError>) {
-    if let Err(error) = result {
+/// The error variants a run has shown as a user sees them (`Display`).
+///
+/// Each variant is shown once a run, at its first error: formatting is
+/// costly under the fuzzer's instrumentation, and a second error of the
+/// same variant goes through the same code.
+#[derive(Debug, Default)]
+pub struct Shown(Vec<std::mem::Discriminant<ZError>>);
+
+impl Shown {
+    /// Shows `result`'s error, if it is one and its variant is new to this
+    /// run: never empty, and a refused Z with its exact bits.
+    pub fn check<T>(&mut self, result: &Result<T, ZError>) {
+        let Err(error) = result else { return };
+        let variant = std::mem::discriminant(error);
+        if self.0.contains(&variant) {
+            return;
+        }
+        self.0.push(variant);
         let shown = error.to_string();
         assert!(!shown.is_empty(), "{error:?}");
         if let ZError::ZOutOfRange { z, .. } = error {
@@ -74,26 +94,32 @@ where
     let (mut front, mut back) = (Vec::new(), Vec::new());
     loop {
         assert_eq!(walk.len(), expected.len() - front.len() - back.len());
-        // A clone walks on from the same place, by `next` and by the
-        // internal iteration (`fold`, `rfold`) alike: checked at the start,
-        // once each end has moved, and a quarter of the way in.
-        if front.len() <= 1 || front.len() == expected.len() / 8 {
-            let rest = &expected[front.len()..expected.len() - back.len()];
-            assert_eq!(walk.clone().collect::<Vec<_>>(), rest, "a clone");
-            let mut reversed: Vec<_> = walk.clone().rev().collect();
-            reversed.reverse();
-            assert_eq!(reversed, rest, "a clone, from the front");
-            let folded = walk.clone().fold(Vec::new(), |mut v, item| {
+        // A clone walks on from the same place. At the start, by `next`
+        // and by `rfold`; once each end has moved, by `next_back` and by
+        // `fold`; an eighth of the way in, by `fold` and `rfold` (the main
+        // walk covers `next` and `next_back` from there).
+        let clones: &[By] = match front.len() {
+            0 => &[By::Next, By::RFold],
+            1 => &[By::NextBack, By::Fold],
+            n if n == expected.len() / 8 => &[By::Fold, By::RFold],
+            _ => &[],
+        };
+        let rest = &expected[front.len()..expected.len() - back.len()];
+        for &clone in clones {
+            let push = |mut v: Vec<I::Item>, item| {
                 v.push(item);
                 v
-            });
-            assert_eq!(folded, rest, "fold");
-            let mut rfolded = walk.clone().rfold(Vec::new(), |mut v, item| {
-                v.push(item);
-                v
-            });
-            rfolded.reverse();
-            assert_eq!(rfolded, rest, "rfold");
+            };
+            let mut seen = match clone {
+                By::Next => walk.clone().collect(),
+                By::NextBack => walk.clone().rev().collect(),
+                By::Fold => walk.clone().fold(Vec::new(), push),
+                By::RFold => walk.clone().rfold(Vec::new(), push),
+            };
+            if matches!(clone, By::NextBack | By::RFold) {
+                seen.reverse();
+            }
+            assert_eq!(seen, rest, "a clone, by {clone:?}");
         }
         let Some(item) = walk.next() else { break };
         front.push(item);
@@ -104,6 +130,15 @@ where
     back.reverse();
     front.extend(back);
     assert_eq!(front, expected);
+}
+
+/// How [`check_both_ends`] walks a clone.
+#[derive(Debug, Clone, Copy)]
+enum By {
+    Next,
+    NextBack,
+    Fold,
+    RFold,
 }
 
 /// Nested walks: an outer walk compared with `expected`, and at a few of

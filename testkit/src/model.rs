@@ -7,7 +7,7 @@
 //! traversal clock, `prune_after`, refills, the cap on waiting buckets), so
 //! `nonoptimized_buckets` is checked for equality, not a bound.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::BTreeMap;
 
 use zorder::{DEFAULT_Z, I16F16, ZError};
 
@@ -61,15 +61,6 @@ impl Layout {
     }
 }
 
-/// A bucket that emptied: its Z, the clock then, and whether it still
-/// waits (not refilled, not pruned early by the cap).
-#[derive(Debug, Clone, Copy)]
-struct Waiting {
-    z: I16F16,
-    since: u64,
-    waits: bool,
-}
-
 /// One collection of the model.
 #[derive(Debug, Clone)]
 pub struct ModelCollection {
@@ -77,12 +68,21 @@ pub struct ModelCollection {
     pub layout: Layout,
     /// By entry: its Z and sequence, if held (entries are dense small
     /// numbers, so a vector, which keeps the model cheap to fuzz).
+    /// The order is not kept: a walk sorts the entries, so an operation
+    /// costs the model no more than a lookup.
     members: Vec<Option<(I16F16, u64)>>,
     len: usize,
-    order: BTreeSet<((I16F16, u64), usize)>,
     /// Entries per non-optimized Z: the live buckets.
     live: BTreeMap<I16F16, usize>,
-    waiting: VecDeque<Waiting>,
+    /// The buckets that emptied and still wait (not refilled, not pruned,
+    /// not dropped by the cap), oldest first: by when each emptied, its Z
+    /// and the clock then. Every operation on it is logarithmic, so a long
+    /// input of distinct Z values stays cheap to check.
+    waiting: BTreeMap<u64, (I16F16, u64)>,
+    /// The same buckets by Z.
+    waiting_z: BTreeMap<I16F16, u64>,
+    /// How many buckets have emptied.
+    emptied: u64,
     clock: u64,
 }
 
@@ -93,16 +93,21 @@ impl ModelCollection {
             layout,
             members: Vec::new(),
             len: 0,
-            order: BTreeSet::new(),
             live: BTreeMap::new(),
-            waiting: VecDeque::new(),
+            waiting: BTreeMap::new(),
+            waiting_z: BTreeMap::new(),
+            emptied: 0,
             clock: 0,
         }
     }
 
     /// The entries back to front.
     pub fn back_to_front(&self) -> Vec<usize> {
-        self.order.iter().map(|&(_, id)| id).collect()
+        let mut held: Vec<((I16F16, u64), usize)> = (self.members.iter().enumerate())
+            .filter_map(|(id, held)| held.map(|at| (at, id)))
+            .collect();
+        held.sort_unstable();
+        held.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The number of entries.
@@ -130,27 +135,28 @@ impl ModelCollection {
         (self.members.iter().enumerate()).filter_map(|(id, held)| held.map(|_| id))
     }
 
-    /// A counting traversal starts.
+    /// A counting traversal starts: buckets that have waited more than
+    /// `prune_after` traversals are pruned. They emptied first, so they
+    /// are the oldest.
     pub fn tick(&mut self) {
         self.clock += 1;
-    }
-
-    fn pruned(&self, record: &Waiting) -> bool {
         let prune_after = match self.layout {
             Layout::Fixed { prune_after, .. } => u64::from(prune_after),
             Layout::Simple { .. } => 0,
         };
-        self.clock - record.since > prune_after
+        while let Some(entry) = self.waiting.first_entry() {
+            let (z, since) = *entry.get();
+            if self.clock - since <= prune_after {
+                break;
+            }
+            entry.remove();
+            self.waiting_z.remove(&z);
+        }
     }
 
     /// What `nonoptimized_buckets` must say.
     pub fn nonoptimized_buckets(&self) -> usize {
-        let waiting = self
-            .waiting
-            .iter()
-            .filter(|record| record.waits && !self.pruned(record))
-            .count();
-        self.live.len() + waiting
+        self.live.len() + self.waiting.len()
     }
 
     /// The distinct non-optimized Z values of the entries.
@@ -158,47 +164,24 @@ impl ModelCollection {
         self.live.len()
     }
 
+    /// Bucket `z` is live again: if it waited, it waits no more.
     fn opened(&mut self, z: I16F16) {
-        let clock = self.clock;
-        let prune_after = match self.layout {
-            Layout::Fixed { prune_after, .. } => u64::from(prune_after),
-            Layout::Simple { .. } => 0,
-        };
-        if let Some(record) = self
-            .waiting
-            .iter_mut()
-            .find(|record| record.z == z && record.waits)
-        {
-            if clock - record.since <= prune_after {
-                record.waits = false;
-            }
+        if let Some(when) = self.waiting_z.remove(&z) {
+            self.waiting.remove(&when);
         }
     }
 
+    /// Bucket `z` emptied: it waits, and if more than the cap wait, the
+    /// oldest are dropped.
     fn closed(&mut self, z: I16F16) {
-        // Any older record of this Z was refilled or pruned.
-        for record in self.waiting.iter_mut().filter(|record| record.z == z) {
-            record.waits = false;
-        }
-        self.waiting.push_back(Waiting {
-            z,
-            since: self.clock,
-            waits: true,
-        });
+        self.opened(z);
+        self.emptied += 1;
+        self.waiting.insert(self.emptied, (z, self.clock));
+        self.waiting_z.insert(z, self.emptied);
         let cap = MIN_CAP.max(self.live.len());
-        while self.nonoptimized_buckets() - self.live.len() > cap {
-            let oldest = (0..self.waiting.len())
-                .find(|&i| self.waiting[i].waits && !self.pruned(&self.waiting[i]))
-                .expect("a waiting bucket");
-            self.waiting[oldest].waits = false;
-        }
-        // Keep the records short: those that wait no more are only history.
-        while self
-            .waiting
-            .front()
-            .is_some_and(|record| !record.waits || self.pruned(record))
-        {
-            self.waiting.pop_front();
+        while self.waiting.len() > cap {
+            let (_, (oldest, _)) = self.waiting.pop_first().expect("a waiting bucket");
+            self.waiting_z.remove(&oldest);
         }
     }
 
@@ -215,13 +198,11 @@ impl ModelCollection {
         if self.members.len() <= id {
             self.members.resize(id + 1, None);
         }
-        if let Some(old) = self.members[id].replace((z, seq)) {
-            self.order.remove(&(old, id));
-            self.unfiled(old.0);
+        if let Some((old, _)) = self.members[id].replace((z, seq)) {
+            self.unfiled(old);
         } else {
             self.len += 1;
         }
-        self.order.insert(((z, seq), id));
     }
 
     fn unfiled(&mut self, z: I16F16) {
@@ -236,9 +217,8 @@ impl ModelCollection {
     }
 
     fn remove(&mut self, id: usize) -> Option<I16F16> {
-        let (z, seq) = self.members.get_mut(id)?.take()?;
+        let (z, _) = self.members.get_mut(id)?.take()?;
         self.len -= 1;
-        self.order.remove(&((z, seq), id));
         self.unfiled(z);
         Some(z)
     }
@@ -247,9 +227,9 @@ impl ModelCollection {
         let ids = self.back_to_front();
         self.members.clear();
         self.len = 0;
-        self.order.clear();
         self.live.clear();
         self.waiting.clear();
+        self.waiting_z.clear();
         ids
     }
 }

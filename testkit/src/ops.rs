@@ -144,21 +144,31 @@ impl fmt::Debug for Scenario {
     }
 }
 
-/// Keeps one input fast: longer inputs only repeat what shorter ones reach.
-pub const MAX_OPS: usize = 300;
-/// Entries at most: enough to fill several blocks of a bucket (32 slots)
-/// and several leaves of the tree (64 slots).
+/// Decoded steps at most: an input stays small and cheap to run (a
+/// longer one mostly repeats what shorter ones reach).
+pub const MAX_STEPS: usize = 32;
+/// Operations at most, bulk steps expanded: bounds an input's cost.
+pub const MAX_OPS: usize = 128;
+/// Entries a bulk step touches at most: enough to fill a bucket's blocks
+/// (32 slots each) and a tree of three levels and more (fuzzing builds use
+/// leaves of 8 slots and inner nodes of 8 children).
+const BULK: usize = 80;
+/// Entries at most: enough to fill several blocks of a bucket and several
+/// leaves of the tree.
 pub const MAX_OBJECTS: usize = 160;
 /// Z values remembered for reuse, so buckets are joined, emptied, refilled
 /// and pruned.
 const PALETTE: usize = 8;
 
 fn layout(u: &mut Unstructured<'_>, simple: bool) -> arbitrary::Result<Layout> {
-    // Mostly small, sometimes invalid (the harness checks the refusal,
-    // then uses a valid one).
-    let max_level = match u8::arbitrary(u)? % 16 {
-        0 => 0,
-        1 => u16::arbitrary(u)?,
+    // Mostly small; sometimes past the first bitmap words; rarely any
+    // value, invalid ones included (the harness checks the refusal, then
+    // uses a valid one). Rarely, because a large layout's level table is
+    // the costliest thing an input can ask for.
+    let max_level = match u8::arbitrary(u)? % 64 {
+        0..=3 => 0,
+        4 => u16::arbitrary(u)?,
+        5..=7 => u16::arbitrary(u)? % 320,
         _ => u16::from(u8::arbitrary(u)? % 40),
     };
     Ok(if simple {
@@ -166,7 +176,7 @@ fn layout(u: &mut Unstructured<'_>, simple: bool) -> arbitrary::Result<Layout> {
     } else {
         Layout::Fixed {
             max_level,
-            prune_after: u32::from(u8::arbitrary(u)? % 6),
+            prune_after: u32::from(u8::arbitrary(u)? % 9),
         }
     })
 }
@@ -242,7 +252,9 @@ impl Scenario {
         let mut palette = Vec::with_capacity(PALETTE);
         let mut ops = Vec::new();
         let n = layouts.len();
-        while !u.is_empty() && ops.len() < MAX_OPS {
+        let mut steps = 0;
+        while !u.is_empty() && steps < MAX_STEPS && ops.len() < MAX_OPS {
+            steps += 1;
             let c = usize::from(u8::arbitrary(u)?) % n;
             let obj = usize::from(u8::arbitrary(u)?) % objects;
             let mut z = |u: &mut Unstructured<'_>| weighted_z(u, max_level, &mut palette);
@@ -286,19 +298,41 @@ impl Scenario {
                 _ => Op::Add { c, obj, z: z(u)? },
             };
             ops.push(op);
-            // A crowd: many entries at one Z, so buckets span blocks and
-            // the tree splits and merges leaves.
-            if u8::arbitrary(u)? % 32 == 0 {
-                let z = z(u)?;
-                let start = usize::from(u8::arbitrary(u)?);
-                for k in 0..objects.min(80) {
-                    ops.push(Op::Add {
-                        c,
-                        obj: (start + k) % objects,
-                        z,
-                    });
-                }
+            // A bulk step: many entries at once, so that a short input
+            // reaches full blocks and deep trees.
+            let count = objects.min(BULK).min(MAX_OPS.saturating_sub(ops.len()));
+            let bulk = u8::arbitrary(u)? % 32;
+            if bulk > 3 {
+                continue;
             }
+            let start = usize::from(u8::arbitrary(u)?);
+            let z = z(u)?;
+            let step = *u.choose(&[1, 1 << 15, 1 << 16, -(1 << 14), 3 << 16])?;
+            let spread = |k: usize| I16F16::from_bits(z.to_bits().wrapping_add(step * k as i32));
+            ops.extend((0..count).map(|k| {
+                let obj = (start + k) % objects;
+                match bulk {
+                    // A crowd: one Z, so a bucket spans blocks.
+                    0 => Op::Add { c, obj, z },
+                    // A spread: a Z each, a step apart (isometric y-sort,
+                    // particles), so the tree splits leaves and inner nodes.
+                    1 => Op::Add {
+                        c,
+                        obj,
+                        z: spread(k),
+                    },
+                    // A march: entries re-filed a step apart, as a y-sorted
+                    // world moves.
+                    2 => Op::Change {
+                        c,
+                        obj,
+                        z: spread(k),
+                    },
+                    // A sweep: removals in a row, so blocks empty, leaves
+                    // merge and buckets wait.
+                    _ => Op::Remove { c, obj },
+                }
+            }));
         }
         Ok(Scenario {
             layouts,
