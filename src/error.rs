@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::z::{I16F16, MAX_LEVEL};
+use crate::z::{DEFAULT_Z, I16F16, MAX_LEVEL};
 
 /// Why an operation was refused. An operation that returns an error has
 /// changed nothing.
@@ -23,14 +23,14 @@ use crate::z::{I16F16, MAX_LEVEL};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ZError {
-    /// An add or insert of an object (or key) that is already in a
-    /// collection, this one or another: an object lives in at most one
-    /// collection at a time.
+    /// An insert of a key that this collection holds, or an add of an
+    /// object that is in a collection, this one or another: an object
+    /// lives in at most one collection at a time.
     AlreadyInCollection,
-    /// A remove, change or lookup of an object (or key) that is not in
-    /// this collection: it is in no collection, in another one, or (for a
-    /// generational key) it is a stale key whose index now belongs to
-    /// another generation.
+    /// A remove, re-file or lookup of a key or object that this collection
+    /// does not hold: a key it never held or no longer holds, or a stale
+    /// key (another generation of a held key's index); an object in no
+    /// collection or in another one.
     ///
     /// Porting note: the legacy Java collections did not agree here. The
     /// Java `SimpleZCollection.remove` of a non-member did nothing, and its
@@ -42,7 +42,9 @@ pub enum ZError {
     NotInCollection,
     /// The Z is not one of the levels of a simple collection: a natural
     /// number in `0..=max_level`. Its message shows the exact bits, as a
-    /// legacy 16.16 int, beside the decimal value.
+    /// legacy 16.16 int, beside the decimal value, and names
+    /// [`DEFAULT_Z`](crate::DEFAULT_Z) when it is the default Z (which a
+    /// simple collection refuses too).
     ZOutOfRange {
         /// The Z refused.
         z: I16F16,
@@ -59,21 +61,30 @@ pub enum ZError {
     ZeroPruneThreshold,
     /// An insert of a key whose index another key (another generation of
     /// it) still holds in this collection: the game reused an index without
-    /// removing the old key first.
+    /// removing the old key first. [`ZOrder::replace`](crate::ZOrder::replace)
+    /// inserts over it instead.
     IndexInUse {
         /// The index both keys share.
         index: usize,
     },
-    /// The collection cannot grow that far: a key's index too large to
-    /// allocate a place for, or more entries than 32-bit places can name.
+    /// The collection cannot grow that far: more entries than its 32-bit
+    /// places can name (past 2^28 entries in one chain), or a reservation
+    /// larger than memory.
     CapacityOverflow,
 }
 
 impl fmt::Display for ZError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ZError::AlreadyInCollection => f.write_str("the object is already in a Z collection"),
-            ZError::NotInCollection => f.write_str("the object is not in this Z collection"),
+            ZError::AlreadyInCollection => {
+                f.write_str("the key or object is already in a Z collection")
+            }
+            ZError::NotInCollection => f.write_str("the key or object is not in this Z collection"),
+            ZError::ZOutOfRange { z, max_level } if *z == DEFAULT_Z => write!(
+                f,
+                "Z is the default Z (DEFAULT_Z, I16F16::MAX, bits {:#010x}), which a simple collection refuses: it takes only its levels, the natural numbers from 0 to {max_level}",
+                z.to_bits()
+            ),
             ZError::ZOutOfRange { z, max_level } => write!(
                 f,
                 "Z {z} (bits {:#010x}) is not a level of this collection (a natural number from 0 to {max_level})",
@@ -85,7 +96,7 @@ impl fmt::Display for ZError {
             ZError::ZeroPruneThreshold => f.write_str("the pruning threshold must be at least 1"),
             ZError::IndexInUse { index } => write!(
                 f,
-                "another key with index {index} is in this Z collection (remove the stale key first)"
+                "another key with index {index} is in this Z collection (remove the stale key first, or replace it)"
             ),
             ZError::CapacityOverflow => f.write_str("the Z collection cannot grow that large"),
         }

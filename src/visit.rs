@@ -1,16 +1,22 @@
-//! What an in-walk update does with each entry it visits, and what it did.
+//! In-walk updates: what an update does with each entry it visits, and
+//! what it did.
+//!
+//! An update's closure returns [`ControlFlow`](core::ops::ControlFlow):
+//! `Continue(action)` to act on the entry and go on, `Break(action)` to
+//! act on it and stop the walk there.
 
 use crate::z::I16F16;
 
-/// What [`update_back_to_front`](crate::FixedPointZCollection::update_back_to_front)
-/// and [`update_front_to_back`](crate::FixedPointZCollection::update_front_to_back)
-/// of the `Rc` collections do with each object they visit.
+/// What [`RcZCollection::update_back_to_front`](crate::RcZCollection::update_back_to_front)
+/// and [`update_front_to_back`](crate::RcZCollection::update_front_to_back)
+/// do with each object they visit.
 ///
 /// Touch dispatch, for instance, walks front to back and stops at the
 /// first object hit, which may change its Z on the way:
 ///
 /// ```
 /// use std::cell::Cell;
+/// use std::ops::ControlFlow::{Break, Continue};
 /// use std::rc::Rc;
 /// use zorder::{FixedPointZCollection, I16F16, Visit, ZObject};
 ///
@@ -26,9 +32,9 @@ use crate::z::I16F16;
 /// let done = scene.update_front_to_back(|object| {
 ///     if hit(object) {
 ///         object.set(I16F16::from_num(9));
-///         Visit::ChangeAndStop
+///         Break(Visit::Change)
 ///     } else {
-///         Visit::Keep
+///         Continue(Visit::Keep)
 ///     }
 /// });
 /// assert_eq!((done.changed, done.visited), (1, 2));
@@ -37,41 +43,35 @@ use crate::z::I16F16;
 /// ```
 ///
 /// The enum is `#[non_exhaustive]`: a match on it needs a wildcard arm, so
-/// new ways to visit can come without breaking code.
+/// new actions can come without breaking code.
 ///
 /// ```compile_fail
 /// use zorder::Visit;
 ///
-/// fn stops(visit: Visit) -> bool {
+/// fn moves(visit: Visit) -> bool {
 ///     match visit {
-///         Visit::Keep | Visit::Remove | Visit::Change => false,
-///         Visit::Stop | Visit::RemoveAndStop | Visit::ChangeAndStop => true,
+///         Visit::Keep => false,
+///         Visit::Remove | Visit::Change => true,
 ///     }
 /// }
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Visit {
-    /// Leave the object where it is, and go on.
+    /// Leave the object where it is.
     Keep,
-    /// Remove the object, and go on.
+    /// Remove the object.
     Remove,
-    /// Re-read the object's Z and re-file it, exactly as `change` does, and
-    /// go on.
+    /// Re-read the object's Z and re-file it, exactly as `change` does.
     Change,
-    /// Leave the object where it is, and stop the walk.
-    Stop,
-    /// Remove the object, and stop the walk.
-    RemoveAndStop,
-    /// Re-file the object as `change` does, and stop the walk.
-    ChangeAndStop,
 }
 
 /// What [`ZOrder::update_back_to_front`](crate::ZOrder::update_back_to_front)
-/// and [`ZOrder::update_front_to_back`](crate::ZOrder::update_front_to_back)
-/// do with each key they visit.
+/// and [`update_front_to_back`](crate::ZOrder::update_front_to_back) do
+/// with each key they visit.
 ///
 /// ```
+/// use std::ops::ControlFlow::{Break, Continue};
 /// use zorder::{I16F16, KeyVisit, ZOrder};
 ///
 /// let mut order = ZOrder::<u32>::new(10)?;
@@ -81,8 +81,8 @@ pub enum Visit {
 /// // Keys 1 and 2 are under the finger: the top-most one, 2, takes the
 /// // touch and moves to the back.
 /// let done = order.update_front_to_back(|key, _z| match key {
-///     1 | 2 => KeyVisit::SetZAndStop(I16F16::ZERO),
-///     _ => KeyVisit::Keep,
+///     1 | 2 => Break(KeyVisit::SetZ(I16F16::ZERO)),
+///     _ => Continue(KeyVisit::Keep),
 /// });
 /// assert_eq!((done.changed, done.visited), (1, 1));
 /// assert_eq!(order.back_to_front().collect::<Vec<_>>(), [2, 0, 1]);
@@ -91,37 +91,30 @@ pub enum Visit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum KeyVisit {
-    /// Leave the key where it is, and go on.
+    /// Leave the key where it is.
     Keep,
-    /// Remove the key, and go on.
+    /// Remove the key.
     Remove,
     /// Re-file the key at the Z it has, as [`ZOrder::refile`](crate::ZOrder::refile)
-    /// does (it comes to the front of its Z), and go on.
+    /// does (it comes to the front of its Z).
     Refile,
     /// Re-file the key at this Z, as [`ZOrder::set_z`](crate::ZOrder::set_z)
-    /// does, and go on.
+    /// does.
     SetZ(I16F16),
-    /// Leave the key where it is, and stop the walk.
-    Stop,
-    /// Remove the key, and stop the walk.
-    RemoveAndStop,
-    /// Re-file the key at the Z it has, and stop the walk.
-    RefileAndStop,
-    /// Re-file the key at this Z, and stop the walk.
-    SetZAndStop(I16F16),
 }
 
 /// What an in-walk update did.
 ///
 /// ```
+/// use std::ops::ControlFlow::Continue;
 /// use zorder::{I16F16, KeyVisit, ZOrder};
 ///
 /// let mut order = ZOrder::<u32>::simple(3)?;
 /// order.insert(1, I16F16::from_num(1))?;
 /// order.insert(2, I16F16::from_num(2))?;
 /// let done = order.update_back_to_front(|key, _| match key {
-///     1 => KeyVisit::Remove,
-///     _ => KeyVisit::SetZ(I16F16::from_num(2.5)), // not a level: refused
+///     1 => Continue(KeyVisit::Remove),
+///     _ => Continue(KeyVisit::SetZ(I16F16::from_num(2.5))), // not a level: refused
 /// });
 /// assert_eq!((done.visited, done.removed, done.changed, done.refused), (2, 1, 0, 1));
 /// # Ok::<(), zorder::ZError>(())

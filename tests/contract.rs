@@ -7,8 +7,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use zorder::{
-    DEFAULT_Z, FixedPointZCollection, I16F16, SimpleZCollection, ZCollection, ZError, ZObject,
-    ZOrder,
+    DEFAULT_Z, FixedPointZCollection, I16F16, Layout, SimpleZCollection, ZCollection, ZError,
+    ZObject, ZOrder,
 };
 
 type Sprite = Cell<I16F16>;
@@ -41,11 +41,11 @@ trait Subject {
     fn check(&self);
 }
 
-struct Keyed(ZOrder<u32>);
+struct Keyed<L: Layout>(ZOrder<u32, L>);
 
-impl Subject for Keyed {
+impl<L: Layout> Subject for Keyed<L> {
     fn name(&self) -> String {
-        format!("ZOrder (prune_after {:?})", self.0.prune_after())
+        format!("ZOrder ({:?} layout)", L::default())
     }
     fn add(&mut self, id: usize, z: I16F16) -> Result<(), ZError> {
         self.0.insert(id as u32, z)
@@ -72,7 +72,7 @@ impl Subject for Keyed {
         self.0.contains(id as u32)
     }
     fn z_of(&self, id: usize) -> Option<I16F16> {
-        self.0.z(id as u32)
+        self.0.z_of(id as u32)
     }
     fn nonoptimized_buckets(&self) -> usize {
         self.0.nonoptimized_buckets()
@@ -548,7 +548,7 @@ fn constructors_refuse_bad_settings() {
     assert_eq!(F::MAX_LEVEL, 32767);
     assert_eq!(
         ZOrder::<u32>::new(3).unwrap().prune_after(),
-        Some(ZOrder::<u32>::DEFAULT_PRUNE_AFTER)
+        ZOrder::<u32>::DEFAULT_PRUNE_AFTER
     );
 }
 
@@ -571,7 +571,10 @@ fn errors_display_exact_bits_and_are_errors() {
         "{negative}"
     );
     let boxed: Box<dyn std::error::Error> = Box::new(ZError::NotInCollection);
-    assert_eq!(boxed.to_string(), "the object is not in this Z collection");
+    assert_eq!(
+        boxed.to_string(),
+        "the key or object is not in this Z collection"
+    );
     assert!(
         ZError::IndexInUse { index: 7 }
             .to_string()

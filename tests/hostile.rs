@@ -7,6 +7,7 @@
 //! generate such objects at random.)
 
 use std::cell::{Cell, RefCell};
+use std::ops::ControlFlow::Continue;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::{Rc, Weak};
 
@@ -122,10 +123,10 @@ fn release(
         }
         Release::Retain => scene.retain(|_| false),
         Release::UpdateBackToFront => {
-            let _ = scene.update_back_to_front(|_| Visit::Remove);
+            let _ = scene.update_back_to_front(|_| Continue(Visit::Remove));
         }
         Release::UpdateFrontToBack => {
-            let _ = scene.update_front_to_back(|_| Visit::Remove);
+            let _ = scene.update_front_to_back(|_| Continue(Visit::Remove));
         }
     }
     Some(scene)
@@ -264,7 +265,9 @@ fn a_z_order_that_files_its_object_elsewhere_makes_add_and_change_refuse() {
     // An update's change runs `z_order` too: here filing another object.
     let w = actor(3, &drops);
     x.script.borrow_mut().add_on_z_order = Some((Rc::downgrade(&w), Rc::clone(&b)));
-    let done = a.borrow_mut().update_back_to_front(|_| Visit::Change);
+    let done = a
+        .borrow_mut()
+        .update_back_to_front(|_| Continue(Visit::Change));
     assert_eq!(done.changed, 1);
     assert!(b.borrow().contains(&w) && a.borrow().contains(&x));
     a.borrow().check_invariants();
@@ -290,11 +293,11 @@ fn a_panicking_z_order_changes_nothing() {
     // Back to front: x is removed first, then y's change panics.
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         a.update_back_to_front(|o| {
-            if ZObject::ptr_eq(o, &x) {
+            Continue(if ZObject::ptr_eq(o, &x) {
                 Visit::Remove
             } else {
                 Visit::Change
-            }
+            })
         })
     }));
     assert!(outcome.is_err());
@@ -326,10 +329,10 @@ fn walk<C: ZCollection<Actor> + ?Sized>(
 ) {
     match walker {
         Walker::BackToFront => {
-            let _ = scene.update_back_to_front(visit);
+            let _ = scene.update_back_to_front(&mut |object| Continue(visit(object)));
         }
         Walker::FrontToBack => {
-            let _ = scene.update_front_to_back(visit);
+            let _ = scene.update_front_to_back(&mut |object| Continue(visit(object)));
         }
         Walker::Retain => scene.retain(&mut |object| visit(object) == Visit::Keep),
     }
@@ -403,8 +406,8 @@ fn a_panicking_closure_of_a_keyed_walk_changes_nothing() {
             }
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| match walker {
-            Walker::BackToFront => drop(order.update_back_to_front(&mut visit)),
-            Walker::FrontToBack => drop(order.update_front_to_back(&mut visit)),
+            Walker::BackToFront => drop(order.update_back_to_front(|k, z| Continue(visit(k, z)))),
+            Walker::FrontToBack => drop(order.update_front_to_back(|k, z| Continue(visit(k, z)))),
             Walker::Retain => order.retain(|key, z| visit(key, z) == KeyVisit::Keep),
         }));
         assert!(outcome.is_err(), "{walker:?}");
@@ -514,7 +517,7 @@ fn a_key_with_an_inconsistent_index_never_panics() {
         let _ = order.set_z(Liar(step % 13), z);
         let _ = order.remove(Liar(step % 17));
         let _ = order.refile(key);
-        let _ = order.z(key);
+        let _ = order.z_of(key);
         if step % 100 == 0 {
             let _ = order.back_to_front().count();
             order.retain(|k, _| k.0 % 3 != 0);

@@ -1,7 +1,9 @@
 //! The harness for the keyed collection: real [`ZOrder`]s of generational
 //! keys and the model, run side by side.
 
-use zorder::{I16F16, KeyVisit, ZError, ZKey, ZOrder};
+use std::ops::ControlFlow::{Break, Continue};
+
+use zorder::{FixedPoint, I16F16, KeyVisit, Simple, ZError, ZKey, ZOrder};
 
 use crate::model::{Layout, Model, ModelCollection};
 use crate::ops::{Op, Scenario};
@@ -22,10 +24,30 @@ impl ZKey for Key {
     }
 }
 
+/// A keyed collection of either layout.
+#[derive(Debug)]
+pub enum AnyOrder {
+    /// Every Z.
+    Fixed(ZOrder<Key, FixedPoint>),
+    /// The levels only.
+    Simple(ZOrder<Key, Simple>),
+}
+
+/// Runs `$body` with `$order` bound to the collection inside `$any`, of
+/// whichever layout (the methods are the same, the types differ).
+macro_rules! on {
+    ($any:expr, $order:ident => $body:expr) => {
+        match $any {
+            AnyOrder::Fixed($order) => $body,
+            AnyOrder::Simple($order) => $body,
+        }
+    };
+}
+
 /// Real keyed collections and the model.
 #[derive(Debug)]
 pub struct KeyedHarness {
-    orders: Vec<ZOrder<Key>>,
+    orders: Vec<AnyOrder>,
     model: Model,
     /// The current generation of each entry's slot.
     generation: Vec<u32>,
@@ -111,7 +133,7 @@ impl KeyedHarness {
             Op::Add { c, obj, z } => {
                 let (c, id) = (c % n, obj % objects);
                 let key = self.key(id);
-                let real = self.orders[c].insert(key, z);
+                let real = on!(&mut self.orders[c], o => o.insert(key, z));
                 let expected = match self.stale_error(c, id, key, true) {
                     Some(error) => Err(error),
                     None => self.model.add(c, id, z),
@@ -126,7 +148,7 @@ impl KeyedHarness {
             Op::Change { c, obj, z } => {
                 let (c, id) = (c % n, obj % objects);
                 let key = self.key(id);
-                let real = self.orders[c].set_z(key, z);
+                let real = on!(&mut self.orders[c], o => o.set_z(key, z));
                 let expected = match self.stale_error(c, id, key, false) {
                     Some(error) => Err(error),
                     None => self.model.change(c, id, z),
@@ -138,7 +160,7 @@ impl KeyedHarness {
             Op::Refile { c, obj } => {
                 let (c, id) = (c % n, obj % objects);
                 let key = self.key(id);
-                let real = self.orders[c].refile(key);
+                let real = on!(&mut self.orders[c], o => o.refile(key));
                 let expected = match self.stale_error(c, id, key, false) {
                     Some(error) => Err(error),
                     None => match self.model.collections[c].z_of(id) {
@@ -153,7 +175,7 @@ impl KeyedHarness {
             Op::Remove { c, obj } => {
                 let (c, id) = (c % n, obj % objects);
                 let key = self.key(id);
-                let real = self.orders[c].remove(key);
+                let real = on!(&mut self.orders[c], o => o.remove(key));
                 let expected = match self.stale_error(c, id, key, false) {
                     Some(error) => Err(error),
                     None => self.model.remove(c, id),
@@ -189,7 +211,7 @@ impl KeyedHarness {
             Op::BackToFront { c } => {
                 let c = c % n;
                 self.model.collections[c].tick();
-                let real: Vec<Key> = self.orders[c].back_to_front().collect();
+                let real: Vec<Key> = on!(&self.orders[c], o => o.back_to_front().collect());
                 assert_eq!(real, self.expected_keys(c), "{op:?}");
             }
             Op::FrontToBack { c } => {
@@ -197,7 +219,7 @@ impl KeyedHarness {
                 self.model.collections[c].tick();
                 // Through `rfold`, the internal iteration `for_each` uses.
                 let mut real: Vec<(Key, I16F16)> = Vec::new();
-                self.orders[c].iter().rev().for_each(|pair| real.push(pair));
+                on!(&self.orders[c], o => o.iter().rev().for_each(|pair| real.push(pair)));
                 real.reverse();
                 assert_eq!(real, self.expected_pairs(c), "{op:?}");
             }
@@ -208,31 +230,34 @@ impl KeyedHarness {
                 self.model.collections[c].tick();
                 let pairs = self.expected_pairs(c);
                 if pairs.len() % 2 == 0 {
-                    crate::check_both_ends(self.orders[c].iter(), &pairs);
+                    on!(&self.orders[c], o => crate::check_both_ends(o.iter(), &pairs));
                 } else {
                     let keys: Vec<Key> = pairs.into_iter().map(|(key, _)| key).collect();
-                    crate::check_both_ends(self.orders[c].back_to_front(), &keys);
+                    on!(&self.orders[c], o => crate::check_both_ends(o.back_to_front(), &keys));
                 }
             }
             Op::Pairs { c } => {
                 let c = c % n;
                 let expected = self.expected_keys(c);
-                let order = &self.orders[c];
-                let walks =
-                    check_nested(order.back_to_front(), || order.front_to_back(), &expected);
+                let walks = on!(&self.orders[c], order => check_nested(
+                    order.back_to_front(),
+                    || order.front_to_back(),
+                    &expected
+                ));
                 for _ in 0..walks {
                     self.model.collections[c].tick();
                 }
             }
             Op::Clear { c } => {
                 let c = c % n;
-                self.orders[c].clear();
+                on!(&mut self.orders[c], o => o.clear());
                 self.model.clear(c);
             }
             Op::Drain { c } => {
                 let c = c % n;
                 let expected = self.expected_pairs(c);
-                let drained: Vec<(Key, I16F16)> = self.orders[c].drain().collect();
+                let drained: Vec<(Key, I16F16)> =
+                    on!(&mut self.orders[c], o => o.drain().collect());
                 assert_eq!(drained, expected, "{op:?}");
                 self.model.clear(c);
             }
@@ -241,23 +266,24 @@ impl KeyedHarness {
                 if from != to {
                     // The keyed way: extend one from the other's drain.
                     let pairs = self.expected_pairs(from);
-                    let drained: Vec<(Key, I16F16)> = self.orders[from].drain().collect();
+                    let drained: Vec<(Key, I16F16)> =
+                        on!(&mut self.orders[from], o => o.drain().collect());
                     assert_eq!(drained, pairs, "{op:?}");
                     self.model.clear(from);
-                    self.orders[to].extend(drained.iter().copied());
+                    on!(&mut self.orders[to], o => o.extend(drained.iter().copied()));
+                    // One batch: keys whose index another generation holds
+                    // in `to` are skipped.
+                    let mut steps = Vec::new();
                     for (key, z) in drained {
                         let id = key.index as usize;
-                        let outcome = match self.stale_error(to, id, key, true) {
-                            Some(_) => continue,
-                            None if self.model.collections[to].contains(id) => {
-                                self.model.change(to, id, z)
+                        if self.stale_error(to, id, key, true).is_none() {
+                            steps.push((id, Some(z)));
+                            if self.model.collections[to].layout.accepts(z).is_ok() {
+                                self.held[to][id] = key.generation;
                             }
-                            None => self.model.add(to, id, z),
-                        };
-                        if outcome.is_ok() {
-                            self.held[to][id] = key.generation;
                         }
                     }
+                    self.model.apply(to, &steps);
                 }
             }
             Op::Update {
@@ -289,7 +315,7 @@ impl KeyedHarness {
                 // The whole collection, if small: a large one prints the
                 // same way, only longer.
                 if expected.len() <= PRINTED {
-                    let shown = format!("{:?}", self.orders[c]);
+                    let shown = on!(&self.orders[c], o => format!("{o:?}"));
                     assert!(
                         shown.contains(&format!("len: {}", expected.len())),
                         "{shown}"
@@ -299,29 +325,32 @@ impl KeyedHarness {
                     }
                 }
                 // Two walks made: those count.
-                let walk = self.orders[c].back_to_front();
-                let shown = format!("{walk:?} {:?}", self.orders[c].iter());
+                let shown =
+                    on!(&self.orders[c], o => format!("{:?} {:?}", o.back_to_front(), o.iter()));
                 self.model.collections[c].tick();
                 self.model.collections[c].tick();
                 let remaining = format!("remaining: {}", expected.len());
                 assert_eq!(shown.matches(&remaining).count(), 2, "{shown}");
             }
-            1 => self.orders[c].shrink_to_fit(),
+            1 => on!(&mut self.orders[c], o => o.shrink_to_fit()),
             2 => {
-                let refused = self.orders[c].try_reserve(usize::MAX);
+                let refused = on!(&mut self.orders[c], o => o.try_reserve(usize::MAX));
                 assert_eq!(refused, Err(ZError::CapacityOverflow));
                 self.shown.check(&refused);
                 let additional = usize::from(what);
-                assert_eq!(self.orders[c].try_reserve(additional), Ok(()));
-                self.orders[c].reserve(additional);
+                assert_eq!(
+                    on!(&mut self.orders[c], o => o.try_reserve(additional)),
+                    Ok(())
+                );
+                on!(&mut self.orders[c], o => o.reserve(additional));
             }
             3 => {
                 let keep = |id: usize| (what >> 3 >> (id % 5)) & 1 == 1;
                 let mut visited = Vec::new();
-                self.orders[c].retain(|key, z| {
+                on!(&mut self.orders[c], o => o.retain(|key, z| {
                     visited.push((key, z));
                     keep(key.index())
-                });
+                }));
                 assert_eq!(visited, expected, "retain visits back to front");
                 for (key, _) in expected {
                     if !keep(key.index()) {
@@ -332,7 +361,7 @@ impl KeyedHarness {
             _ => {
                 let layout = self.model.collections[c].layout;
                 let order = std::mem::replace(&mut self.orders[c], build(layout).expect("valid"));
-                let mut owned = order.into_iter();
+                let mut owned = on!(order, o => o.into_iter());
                 assert_eq!(owned.len(), expected.len());
                 // Half taken, the rest dropped with the iterator.
                 let half: Vec<_> = owned.by_ref().take(expected.len() / 2).collect();
@@ -355,22 +384,23 @@ impl KeyedHarness {
             visited.push((key, key_z));
             let rank = visited.len();
             let (effect, stops) = effect(pattern, rank, stop);
-            match (effect, stops) {
-                (0, false) => KeyVisit::Keep,
-                (0, true) => KeyVisit::Stop,
-                (1, false) => KeyVisit::Remove,
-                (1, true) => KeyVisit::RemoveAndStop,
-                (2, false) => KeyVisit::SetZ(z),
-                (2, true) => KeyVisit::SetZAndStop(z),
-                (_, false) => KeyVisit::Refile,
-                (_, true) => KeyVisit::RefileAndStop,
+            let action = match effect {
+                0 => KeyVisit::Keep,
+                1 => KeyVisit::Remove,
+                2 => KeyVisit::SetZ(z),
+                _ => KeyVisit::Refile,
+            };
+            if stops {
+                Break(action)
+            } else {
+                Continue(action)
             }
         };
-        let done = if front_to_back {
-            self.orders[c].update_front_to_back(visit)
+        let done = on!(&mut self.orders[c], o => if front_to_back {
+            o.update_front_to_back(visit)
         } else {
-            self.orders[c].update_back_to_front(visit)
-        };
+            o.update_back_to_front(visit)
+        });
         let (mut removed, mut changed, mut refused) = (0, 0, 0);
         for (rank, &id) in order.iter().enumerate().map(|(i, id)| (i + 1, id)) {
             let key_z = self.model.collections[c].z_of(id).expect("held");
@@ -415,11 +445,11 @@ impl KeyedHarness {
     fn check_orders(&mut self, c: usize) {
         let expected = self.expected_pairs(c);
         assert_eq!(
-            self.orders[c].iter().collect::<Vec<_>>(),
+            on!(&self.orders[c], o => o.iter().collect::<Vec<_>>()),
             expected,
             "back to front"
         );
-        let mut back: Vec<Key> = self.orders[c].front_to_back().collect();
+        let mut back: Vec<Key> = on!(&self.orders[c], o => o.front_to_back().collect());
         back.reverse();
         assert!(
             back.iter().eq(expected.iter().map(|(k, _)| k)),
@@ -450,24 +480,30 @@ impl KeyedHarness {
 
     /// The cheap checks: the counts, and one entry.
     fn check_entry(&self, c: usize, id: usize) {
-        let (real, model) = (&self.orders[c], &self.model.collections[c]);
-        assert_eq!(real.len(), model.len(), "len");
-        assert_eq!(
-            real.nonoptimized_buckets(),
-            model.nonoptimized_buckets(),
-            "buckets"
-        );
-        let key = Key {
-            index: id as u32,
-            generation: self.held[c][id],
-        };
-        assert_eq!(real.z(key), model.z_of(id), "z of {key:?}");
-        assert_eq!(real.contains(key), model.contains(id), "contains {key:?}");
+        let model = &self.model.collections[c];
+        on!(&self.orders[c], real => {
+            assert_eq!(real.len(), model.len(), "len");
+            assert_eq!(
+                real.nonoptimized_buckets(),
+                model.nonoptimized_buckets(),
+                "buckets"
+            );
+            let key = Key {
+                index: id as u32,
+                generation: self.held[c][id],
+            };
+            assert_eq!(real.z_of(key), model.z_of(id), "z of {key:?}");
+            assert_eq!(real.contains(key), model.contains(id), "contains {key:?}");
+        });
     }
 
     /// Everything observable of collection `c`, and every invariant.
     pub fn check_all(&self, c: usize) {
-        let (real, model) = (&self.orders[c], &self.model.collections[c]);
+        on!(&self.orders[c], real => self.check_all_of(real, c));
+    }
+
+    fn check_all_of<L: zorder::Layout>(&self, real: &ZOrder<Key, L>, c: usize) {
+        let model = &self.model.collections[c];
         real.check_invariants();
         assert_eq!(real.len(), model.len(), "len");
         assert_eq!(real.is_empty(), model.is_empty(), "is_empty");
@@ -481,21 +517,23 @@ impl KeyedHarness {
                 index: id as u32,
                 generation: self.held[c][id],
             };
-            assert_eq!(real.z(key), model.z_of(id), "z of {key:?}");
+            assert_eq!(real.z_of(key), model.z_of(id), "z of {key:?}");
         }
     }
 }
 
-fn build(layout: Layout) -> Result<ZOrder<Key>, ZError> {
-    match layout {
+fn build(layout: Layout) -> Result<AnyOrder, ZError> {
+    Ok(match layout {
         Layout::Fixed {
             max_level,
             prune_after,
-        } if prune_after == ZOrder::<Key>::DEFAULT_PRUNE_AFTER => ZOrder::new(max_level),
+        } if prune_after == ZOrder::<Key>::DEFAULT_PRUNE_AFTER => {
+            AnyOrder::Fixed(ZOrder::new(max_level)?)
+        }
         Layout::Fixed {
             max_level,
             prune_after,
-        } => ZOrder::with_prune_after(max_level, prune_after),
-        Layout::Simple { max_level } => ZOrder::simple(max_level),
-    }
+        } => AnyOrder::Fixed(ZOrder::with_prune_after(max_level, prune_after)?),
+        Layout::Simple { max_level } => AnyOrder::Simple(ZOrder::simple(max_level)?),
+    })
 }

@@ -80,6 +80,11 @@ impl Shown {
         assert!(!shown.is_empty(), "{error:?}");
         if let ZError::ZOutOfRange { z, .. } = error {
             assert!(shown.contains(&format!("{:#010x}", z.to_bits())), "{shown}");
+            assert_eq!(
+                shown.contains("DEFAULT_Z"),
+                *z == zorder::DEFAULT_Z,
+                "{shown}"
+            );
         }
     }
 }

@@ -195,6 +195,37 @@ impl ModelCollection {
                 self.opened(z);
             }
         }
+        self.place(id, z, seq);
+    }
+
+    /// Files `id` at `z` as [`file`](Self::file) does, with no pruning
+    /// event: a batch has its own.
+    fn file_quietly(&mut self, id: usize, z: I16F16, seq: u64) {
+        if self.layout.is_nonoptimized(z) {
+            *self.live.entry(z).or_default() += 1;
+        }
+        if self.members.len() <= id {
+            self.members.resize(id + 1, None);
+        }
+        if let Some((old, _)) = self.members[id].replace((z, seq)) {
+            self.unfiled_quietly(old);
+        } else {
+            self.len += 1;
+        }
+    }
+
+    fn unfiled_quietly(&mut self, z: I16F16) {
+        if self.layout.is_nonoptimized(z) {
+            let count = self.live.get_mut(&z).expect("a live Z");
+            *count -= 1;
+            if *count == 0 {
+                self.live.remove(&z);
+            }
+        }
+    }
+
+    /// `id`'s place after a filing whose bucket is counted.
+    fn place(&mut self, id: usize, z: I16F16, seq: u64) {
         if self.members.len() <= id {
             self.members.resize(id + 1, None);
         }
@@ -213,6 +244,33 @@ impl ModelCollection {
                 self.live.remove(&z);
                 self.closed(z);
             }
+        }
+    }
+
+    /// A batch's pruning: every bucket of `touched` (the Z values it took
+    /// entries from or filed entries at) that was live before it and is not
+    /// now waits, every one that is live now and was not stops waiting, as
+    /// one operation: opened first, then the closed ones in ascending Z,
+    /// then the cap.
+    fn settle_batch(&mut self, touched: &BTreeMap<I16F16, bool>) {
+        let mut closed = Vec::new();
+        for (&z, &was_live) in touched {
+            match (was_live, self.live.contains_key(&z)) {
+                (false, true) => self.opened(z),
+                (true, false) => closed.push(z),
+                _ => {}
+            }
+        }
+        for z in closed {
+            self.opened(z);
+            self.emptied += 1;
+            self.waiting.insert(self.emptied, (z, self.clock));
+            self.waiting_z.insert(z, self.emptied);
+        }
+        let cap = MIN_CAP.max(self.live.len());
+        while self.waiting.len() > cap {
+            let (_, (oldest, _)) = self.waiting.pop_first().expect("a waiting bucket");
+            self.waiting_z.remove(&oldest);
         }
     }
 
@@ -302,6 +360,50 @@ impl Model {
     /// Removes every entry of `c`, returning them back to front.
     pub fn clear(&mut self, c: usize) -> Vec<usize> {
         self.collections[c].clear()
+    }
+
+    /// Applies a batch to collection `c`: each `(id, Some(z))` files `id`
+    /// at `z` (an insert, or a re-file of a held entry), each `(id, None)`
+    /// removes `id` if held, in order; a step whose Z the layout refuses
+    /// is skipped. Pruning sees the batch as one operation. Returns how
+    /// many steps were (inserted, moved, removed, refused).
+    pub fn apply(&mut self, c: usize, steps: &[(usize, Option<I16F16>)]) -> [usize; 4] {
+        let collection = &mut self.collections[c];
+        let mut touched = BTreeMap::new();
+        let mut note = |collection: &ModelCollection, z: I16F16| {
+            if collection.layout.is_nonoptimized(z) {
+                touched
+                    .entry(z)
+                    .or_insert_with(|| collection.live.contains_key(&z));
+            }
+        };
+        let mut counts = [0; 4];
+        for &(id, z) in steps {
+            let held = collection.z_of(id);
+            match z {
+                Some(z) if collection.layout.accepts(z).is_err() => counts[3] += 1,
+                Some(z) => {
+                    note(collection, z);
+                    if let Some(old) = held {
+                        note(collection, old);
+                    }
+                    counts[usize::from(held.is_some())] += 1;
+                    self.seq += 1;
+                    collection.file_quietly(id, z, self.seq);
+                }
+                None => {
+                    if let Some(old) = held {
+                        note(collection, old);
+                        collection.members[id] = None;
+                        collection.len -= 1;
+                        collection.unfiled_quietly(old);
+                        counts[2] += 1;
+                    }
+                }
+            }
+        }
+        collection.settle_batch(&touched);
+        counts
     }
 
     /// Moves every entry of `from` to `to` at its Z, back to front, or

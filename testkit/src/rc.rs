@@ -15,6 +15,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::ops::ControlFlow::{Break, Continue};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::{Rc, Weak};
 
@@ -671,12 +672,12 @@ impl RcHarness {
                     object.z.set(z);
                 }
                 match (effect, stops) {
-                    (0, false) => Visit::Keep,
-                    (0, true) => Visit::Stop,
-                    (1, false) => Visit::Remove,
-                    (1, true) => Visit::RemoveAndStop,
-                    (_, false) => Visit::Change,
-                    (_, true) => Visit::ChangeAndStop,
+                    (0, false) => Continue(Visit::Keep),
+                    (0, true) => Break(Visit::Keep),
+                    (1, false) => Continue(Visit::Remove),
+                    (1, true) => Break(Visit::Remove),
+                    (_, false) => Continue(Visit::Change),
+                    (_, true) => Break(Visit::Change),
                 }
             };
             if front_to_back {

@@ -1,13 +1,14 @@
 //! The object handle of the `Rc` collections: a value that reports its Z
 //! and carries the place a collection filed it at.
 
+use alloc::boxed::Box;
 use alloc::rc::Rc;
 use core::cell::Cell;
 use core::fmt;
 use core::ops::Deref;
 
-use crate::entry::{Book, Entry};
-use crate::place::Place;
+use crate::engine::entry::{Book, Entry};
+use crate::engine::place::Place;
 use crate::z::I16F16;
 
 /// An object that reports its Z, like the legacy `ZSortable.getZOrder()`.
@@ -39,6 +40,55 @@ pub trait ZSortable {
     fn z_order(&self) -> I16F16;
 }
 
+/// A boxed object reports its Z, as the object does (trait objects
+/// included).
+///
+/// ```
+/// use zorder::{I16F16, ZSortable};
+///
+/// struct Cloud;
+/// impl ZSortable for Cloud {
+///     fn z_order(&self) -> I16F16 { I16F16::from_num(9) }
+/// }
+/// let boxed: Box<dyn ZSortable> = Box::new(Cloud);
+/// assert_eq!(boxed.z_order(), 9);
+/// ```
+impl<T: ZSortable + ?Sized> ZSortable for Box<T> {
+    fn z_order(&self) -> I16F16 {
+        (**self).z_order()
+    }
+}
+
+/// A shared object reports its Z, as the object does.
+///
+/// ```
+/// use std::cell::Cell;
+/// use std::rc::Rc;
+/// use zorder::{I16F16, ZSortable};
+///
+/// assert_eq!(Rc::new(Cell::new(I16F16::from_num(4))).z_order(), 4);
+/// ```
+impl<T: ZSortable + ?Sized> ZSortable for Rc<T> {
+    fn z_order(&self) -> I16F16 {
+        (**self).z_order()
+    }
+}
+
+/// A borrowed object reports its Z, as the object does.
+///
+/// ```
+/// use std::cell::Cell;
+/// use zorder::{I16F16, ZSortable};
+///
+/// let z = Cell::new(I16F16::from_num(-1));
+/// assert_eq!((&z).z_order(), -1);
+/// ```
+impl<T: ZSortable + ?Sized> ZSortable for &T {
+    fn z_order(&self) -> I16F16 {
+        (**self).z_order()
+    }
+}
+
 /// A bare Z cell is the smallest sortable object, handy in tests and tools.
 ///
 /// ```
@@ -62,6 +112,34 @@ impl ZSortable for Cell<I16F16> {
 /// [`Rc`], it has no methods of its own, only associated functions
 /// (`ZObject::ptr_eq(&a, &b)`), so every method call reaches your `T`.
 ///
+/// The value may be unsized, so one collection can hold objects of many
+/// types as `Rc<ZObject<dyn Trait>>`, where the trait has [`ZSortable`] as
+/// a supertrait:
+///
+/// ```
+/// use std::rc::Rc;
+/// use zorder::{FixedPointZCollection, I16F16, ZObject, ZSortable};
+///
+/// trait GameObject: ZSortable {
+///     fn name(&self) -> &str;
+/// }
+/// struct Hero;
+/// struct Coin(I16F16);
+/// impl ZSortable for Hero { fn z_order(&self) -> I16F16 { I16F16::from_num(5) } }
+/// impl ZSortable for Coin { fn z_order(&self) -> I16F16 { self.0 } }
+/// impl GameObject for Hero { fn name(&self) -> &str { "hero" } }
+/// impl GameObject for Coin { fn name(&self) -> &str { "coin" } }
+///
+/// let hero: Rc<ZObject<dyn GameObject>> = Rc::new(ZObject::new(Hero));
+/// let coin: Rc<ZObject<dyn GameObject>> = Rc::new(ZObject::new(Coin(I16F16::from_num(2.5))));
+/// let mut scene = FixedPointZCollection::new(10)?;
+/// scene.add(&hero)?;
+/// scene.add(&coin)?;
+/// let names: Vec<&str> = scene.back_to_front().map(|o| o.name()).collect();
+/// assert_eq!(names, ["coin", "hero"]);
+/// # Ok::<(), zorder::ZError>(())
+/// ```
+///
 /// The `Rc` collections are single-threaded (`Rc` is neither `Send` nor
 /// `Sync`); for threads or an ECS, use the keyed [`ZOrder`](crate::ZOrder).
 ///
@@ -77,7 +155,7 @@ impl ZSortable for Cell<I16F16> {
 /// assert_eq!(hero.get(), I16F16::from_num(2)); // `Cell::get`, through `Deref`
 /// # Ok::<(), zorder::ZError>(())
 /// ```
-pub struct ZObject<T> {
+pub struct ZObject<T: ?Sized> {
     /// The collection holding the object (its token), or 0.
     owner: Cell<usize>,
     /// Where that collection filed it.
@@ -116,7 +194,9 @@ impl<T> ZObject<T> {
     pub fn into_inner(this: Self) -> T {
         this.value
     }
+}
 
+impl<T: ?Sized> ZObject<T> {
     /// Whether the object is in some `Rc` collection (this answers for any
     /// collection; a collection's `contains` answers for itself).
     ///
@@ -149,7 +229,7 @@ impl<T> ZObject<T> {
     /// assert!(ZObject::ptr_eq(&a, &Rc::clone(&a)) && !ZObject::ptr_eq(&a, &b));
     /// ```
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        core::ptr::eq(a, b)
+        core::ptr::addr_eq(a, b)
     }
 
     /// The collection token holding the object, or 0.
@@ -157,8 +237,13 @@ impl<T> ZObject<T> {
         this.owner.get()
     }
 
-    pub(crate) fn place(this: &Self) -> Place {
-        Place::from_bits(this.place.get())
+    /// Where the collection with token `owner` filed the object, if it did.
+    pub(crate) fn place_in(this: &Self, owner: usize) -> Place {
+        if this.owner.get() == owner {
+            Place::from_bits(this.place.get())
+        } else {
+            Place::NOWHERE
+        }
     }
 
     /// The object leaves its collection.
@@ -168,7 +253,7 @@ impl<T> ZObject<T> {
     }
 }
 
-impl<T> Deref for ZObject<T> {
+impl<T: ?Sized> Deref for ZObject<T> {
     type Target = T;
 
     fn deref(&self) -> &T {
@@ -190,16 +275,16 @@ impl<T> From<T> for ZObject<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for ZObject<T> {
+impl<T: fmt::Debug + ?Sized> fmt::Debug for ZObject<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ZObject")
-            .field("value", &self.value)
+            .field("value", &&self.value)
             .field("in_collection", &ZObject::is_in_collection(self))
             .finish()
     }
 }
 
-impl<T> Entry for Rc<ZObject<T>> {
+impl<T: ?Sized> Entry for Rc<ZObject<T>> {
     type Slot = Option<Rc<ZObject<T>>>;
 
     #[inline]
@@ -224,21 +309,30 @@ impl<T> Entry for Rc<ZObject<T>> {
 
     #[inline]
     fn same(&self, other: &Self) -> bool {
-        Rc::ptr_eq(self, other)
+        core::ptr::addr_eq(Rc::as_ptr(self), Rc::as_ptr(other))
     }
 }
 
 /// The places of objects live in the objects themselves, stamped with the
 /// token of the collection that filed them.
 #[derive(Debug)]
-pub(crate) struct ObjectPlaces {
+pub(crate) struct ObjectBook {
     pub(crate) owner: usize,
 }
 
-impl<T> Book<Rc<ZObject<T>>> for ObjectPlaces {
+impl<T: ?Sized> Book<Rc<ZObject<T>>> for ObjectBook {
     #[inline]
     fn set(&mut self, object: &Rc<ZObject<T>>, place: Place) {
-        object.place.set(place.to_bits());
-        object.owner.set(self.owner);
+        if place == Place::NOWHERE {
+            ZObject::forget(object);
+        } else {
+            object.place.set(place.to_bits());
+            object.owner.set(self.owner);
+        }
+    }
+
+    #[inline]
+    fn get(&self, object: &Rc<ZObject<T>>) -> Place {
+        ZObject::place_in(object, self.owner)
     }
 }

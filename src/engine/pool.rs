@@ -17,6 +17,7 @@
 //! so memory follows the live nodes down after a burst.
 
 use alloc::boxed::Box;
+use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 /// No node: the id stored where there is none.
@@ -185,12 +186,12 @@ impl<N> Pool<N> {
     }
 
     /// Room for `additional` more nodes without growing the id table's
-    /// directory.
-    pub(crate) fn reserve(&mut self, additional: usize) {
+    /// directory, or the allocation error.
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
         let new_ids = additional.saturating_sub(self.free_ids.len());
         let chunks = self.ids.saturating_add(new_ids).div_ceil(CHUNK);
         self.chunks
-            .reserve(chunks.saturating_sub(self.chunks.len()));
+            .try_reserve(chunks.saturating_sub(self.chunks.len()))
     }
 
     /// Gives back every spare node, the chunks past the highest live id,

@@ -1,14 +1,11 @@
-//! The sorted tree: every entry whose Z is neither an optimized level nor
-//! the default Z, in back-to-front order, in a B+ tree.
+//! The tree chain: every entry whose Z is neither a level nor the default
+//! Z, in back-to-front order, in the leaves of a B+ tree.
 //!
 //! Such values are the hard case of a bucket design: an isometric game
 //! y-sorts every object at its own fractional Z, and a particle burst opens
 //! thousands of one-entry buckets at once. Here they cost what any entry
-//! costs. The leaves hold the entries themselves, `(z, entry)` pairs in
-//! back-to-front order, up to [`LEAF_SLOTS`] each, and form a chain that a
-//! traversal walks like a bucket's blocks; a bucket of such a Z is the run
-//! of equal Z values in the chain, found in O(log n) from the root, and
-//! takes no memory of its own.
+//! costs: a bucket of such a Z is the run of its entries in the chain of
+//! leaves, found in O(log n) from the root, and takes no memory of its own.
 //!
 //! The inner nodes hold, for each child but the first, a lower bound of its
 //! entries: `entries(child i - 1) <= lows[i] <= entries(child i)`. A bound
@@ -17,158 +14,35 @@
 //! and descending into the last child whose bound is `<= z` finds that
 //! place whatever the bounds' staleness, equal values included.
 //!
-//! Entries shift within a leaf as others come and go, so an entry's place
-//! names its leaf exactly and its slot only as a hint (see
-//! [`place`](crate::place)); moves to another leaf (splits, merges, and
-//! rebalancing) rewrite the places of the entries that move, at most
-//! [`LEAF_SLOTS`] a time. Every operation is O(log n) in the worst case.
+//! Every single operation is O(log n) in the worst case. A batch of `k`
+//! entries is filed in one sorted pass: one descent per leaf it touches,
+//! and one merge of each such leaf with the entries that go there.
 
-use crate::entry::{Book, Entry};
-use crate::place::{LEAF_IDS, LEAF_SLOTS, Place};
-use crate::pool::{NONE, Pool};
+use alloc::vec::Vec;
+
+use super::entry::{Book, Entry};
+use super::leaf::{Cursor, Leaf, MIN_FILL, count, split_point};
+use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
+use super::pool::{NONE, Pool};
 
 /// Children per inner node (small for fuzzing and Miri, as
-/// [`LEAF_SLOTS`](crate::place::LEAF_SLOTS) is).
+/// [`LEAF_SLOTS`] is).
 #[cfg(not(any(fuzzing, miri)))]
 const FANOUT: usize = 32;
 /// Children per inner node (small, for fuzzing and Miri).
 #[cfg(any(fuzzing, miri))]
 const FANOUT: usize = 8;
 
-/// The value that fills unused Z slots and bounds: above every value the
-/// tree holds (the default Z, which lives in its own bucket), so fixed-size
-/// counting loops need no length check.
+/// The value that fills unused bounds: above every value the tree holds
+/// (the default Z, which lives in the level chain).
 const FILL: i32 = i32::MAX;
 
 /// The bound of an inner node's first child, below every value.
 const FIRST: i32 = i32::MIN;
 
-/// A leaf: up to [`LEAF_SLOTS`] entries and their Z values, in order.
-pub(crate) struct Leaf<E: Entry> {
-    pub(crate) len: usize,
-    /// The Z of each entry; [`FILL`] from `len` on.
-    pub(crate) zs: [i32; LEAF_SLOTS],
-    items: [E::Slot; LEAF_SLOTS],
-    /// The neighbouring leaves, or `NONE`.
-    pub(crate) prev: u32,
-    pub(crate) next: u32,
-    parent: u32,
-}
-
-impl<E: Entry> Leaf<E> {
-    fn new(template: &E) -> Self {
-        Leaf {
-            len: 0,
-            zs: [FILL; LEAF_SLOTS],
-            items: core::array::from_fn(|_| template.vacant()),
-            prev: NONE,
-            next: NONE,
-            parent: NONE,
-        }
-    }
-
-    fn reset(&mut self) {
-        debug_assert_eq!(self.len, 0);
-        self.prev = NONE;
-        self.next = NONE;
-        self.parent = NONE;
-    }
-
-    /// The entry at `slot`, below `len`.
-    #[inline]
-    pub(crate) fn get(&self, slot: usize) -> &E {
-        E::get(&self.items[slot])
-    }
-
-    /// How many entries have a Z `<= z`: where an entry at `z` goes.
-    #[inline]
-    fn rank(&self, z: i32) -> usize {
-        count(&self.zs, |v| v <= z)
-    }
-
-    /// The entries, in order.
-    #[inline]
-    pub(crate) fn slots(&self) -> &[E::Slot] {
-        &self.items[..self.len]
-    }
-
-    /// How many entries have a Z below `bound`.
-    #[inline]
-    pub(crate) fn count_below(&self, bound: i64) -> usize {
-        match i32::try_from(bound) {
-            Ok(bound) => count(&self.zs, |v| v < bound).min(self.len),
-            Err(_) if bound > 0 => self.len,
-            Err(_) => 0,
-        }
-    }
-
-    /// How many entries have a Z at or below `bound`.
-    #[inline]
-    pub(crate) fn count_at_or_below(&self, bound: i64) -> usize {
-        match i32::try_from(bound) {
-            Ok(bound) => count(&self.zs, |v| v <= bound).min(self.len),
-            Err(_) if bound > 0 => self.len,
-            Err(_) => 0,
-        }
-    }
-
-    /// Opens a gap at `slot` and puts the entry there.
-    fn insert(&mut self, slot: usize, z: i32, entry: E) {
-        debug_assert!(self.len < LEAF_SLOTS && slot <= self.len);
-        E::shift_up(&mut self.items[slot..=self.len]);
-        self.zs.copy_within(slot..self.len, slot + 1);
-        self.items[slot] = entry.into_slot();
-        self.zs[slot] = z;
-        self.len += 1;
-    }
-
-    /// Takes the entry at `slot` out and closes the gap.
-    fn remove(&mut self, slot: usize) -> (i32, E) {
-        debug_assert!(slot < self.len);
-        let entry = E::take(&mut self.items[slot]);
-        let z = self.zs[slot];
-        E::shift_down(&mut self.items[slot..self.len]);
-        self.zs.copy_within(slot + 1..self.len, slot);
-        self.len -= 1;
-        self.zs[self.len] = FILL;
-        (z, entry)
-    }
-
-    /// The slot holding the entry for which `is` holds, looked for at
-    /// `hint` first, then a slot either side (where one insertion or
-    /// removal before it shifts it), then everywhere.
-    fn find(&self, hint: usize, is: impl Fn(&E) -> bool) -> Option<usize> {
-        let near = [hint, hint + 1, hint.wrapping_sub(1)];
-        if let Some(slot) = near
-            .into_iter()
-            .find(|&slot| slot < self.len && is(self.get(slot)))
-        {
-            return Some(slot);
-        }
-        // Eight at a time without an early exit, which the compiler can
-        // vectorize, then the one chunk that matched.
-        let items = &self.items[..self.len];
-        items.chunks(8).enumerate().find_map(|(chunk, slots)| {
-            let any = slots.iter().fold(false, |any, slot| any | is(E::get(slot)));
-            any.then(|| chunk * 8 + slots.iter().position(|slot| is(E::get(slot))).unwrap_or(0))
-        })
-    }
-}
-
-/// How many values of `values` satisfy `test`: a branch-free loop the
-/// compiler vectorizes, for the short fixed arrays of the nodes.
-#[inline(always)]
-fn count(values: &[i32], test: impl Fn(i32) -> bool) -> usize {
-    // An index loop rather than an iterator chain: the same machine code,
-    // and a fraction of the steps when Miri interprets it.
-    let mut count = 0;
-    let mut i = 0;
-    while i < values.len() {
-        count += u32::from(test(values[i]));
-        i += 1;
-    }
-    count as usize
-}
+/// Entries per leaf that a batch aims for when it fills new leaves: room
+/// is left for later insertions before a leaf splits.
+const BATCH_FILL: usize = LEAF_SLOTS * 3 / 4;
 
 /// An inner node: up to [`FANOUT`] children and their lower bounds.
 struct Inner {
@@ -201,6 +75,13 @@ impl Inner {
     #[inline]
     fn child_for(&self, z: i32) -> usize {
         count(&self.lows, |low| low <= z) - 1
+    }
+
+    /// The last child whose bound is below `z` (`z` above `i32::MIN`): no
+    /// entry at or above `z` lies before it.
+    #[inline]
+    fn child_below(&self, z: i32) -> usize {
+        count(&self.lows, |low| low < z) - 1
     }
 
     fn index_of(&self, child: u32) -> usize {
@@ -242,12 +123,11 @@ pub(crate) struct Tree<E: Entry> {
     root: u32,
     /// Inner levels above the leaves.
     height: usize,
-    leaves: Pool<Leaf<E>>,
+    pub(crate) leaves: Pool<Leaf<E>>,
     inners: Pool<Inner>,
     /// The first and last leaves of the chain.
     pub(crate) first: u32,
     pub(crate) last: u32,
-    len: usize,
 }
 
 impl<E: Entry> Tree<E> {
@@ -259,7 +139,6 @@ impl<E: Entry> Tree<E> {
             inners: Pool::new(NONE),
             first: NONE,
             last: NONE,
-            len: 0,
         }
     }
 
@@ -268,15 +147,11 @@ impl<E: Entry> Tree<E> {
         self.leaves.get(leaf)
     }
 
-    /// Nodes in use: leaves and inner nodes.
-    pub(crate) fn nodes(&self) -> (usize, usize) {
-        (self.leaves.live(), self.inners.live())
-    }
-
-    /// Whether an insertion cannot run out of node ids: a split may take a
-    /// leaf and one inner node per level, plus a new root.
-    pub(crate) fn has_room(&self) -> bool {
-        self.leaves.has_room(1) && self.inners.has_room(self.height + 1)
+    /// Whether `count` insertions cannot run out of node ids: each may
+    /// take a leaf and one inner node per level, plus a new root.
+    pub(crate) fn has_room(&self, count: usize) -> bool {
+        let inners = count.saturating_mul(self.height + 2);
+        self.leaves.has_room(count) && self.inners.has_room(inners)
     }
 
     /// The slot of the entry of `leaf` for which `is` holds, looked for at
@@ -285,51 +160,57 @@ impl<E: Entry> Tree<E> {
         self.leaves.get_checked(leaf)?.find(hint, is)
     }
 
-    /// The leaf to insert `z` in: the last whose lower bound is `<= z`.
-    fn descend(&self, z: i32) -> u32 {
-        let mut node = self.root;
+    /// The leaf to insert `z` in (the last whose lower bound is `<= z`),
+    /// and the bound of the leaf after it (entries below it go here).
+    fn descend(&self, z: i32) -> (u32, i64) {
+        let (mut node, mut high) = (self.root, i64::MAX);
         for _ in 0..self.height {
             let inner = self.inners.get(node);
-            node = inner.children[inner.child_for(z)];
+            let child = inner.child_for(z);
+            if child + 1 < inner.len {
+                high = i64::from(inner.lows[child + 1]);
+            }
+            node = inner.children[child];
         }
-        node
+        (node, high)
+    }
+
+    fn place(leaf: u32, slot: usize) -> Place {
+        Place::leaf(Chain::Tree, leaf, slot)
     }
 
     /// Files `entry` at `z`, after every entry at or below `z`, tells `book`
     /// its place, and returns whether it opened a run (no other entry has
-    /// this Z). [`has_room`](Self::has_room) must hold.
+    /// this Z). [`has_room`](Self::has_room) must hold for 1.
     pub(crate) fn insert<B: Book<E>>(&mut self, z: i32, entry: E, book: &mut B) -> bool {
         debug_assert!(z != FILL);
-        self.len += 1;
         if self.root == NONE {
             let leaf = self.new_leaf(&entry);
             (self.root, self.first, self.last, self.height) = (leaf, leaf, leaf, 0);
-            self.put(leaf, 0, z, entry, book);
-            return true;
         }
-        let mut leaf = self.descend(z);
+        let (mut leaf, _) = self.descend(z);
         let leaf_ref = self.leaves.get(leaf);
         let mut slot = leaf_ref.rank(z);
         let joins = match slot {
             0 => leaf_ref.prev != NONE && self.last_z(leaf_ref.prev) == z,
-            _ => leaf_ref.zs[slot - 1] == z,
+            _ => leaf_ref.z(slot - 1) == z,
         };
-        if leaf_ref.len == LEAF_SLOTS {
-            (leaf, slot) = self.split_leaf(leaf, slot, joins, book);
+        if leaf_ref.is_full() {
+            let mid = split_point(slot, joins);
+            let right = self.split_leaf(leaf, mid, &entry, book);
+            if slot > mid {
+                (leaf, slot) = (right, slot - mid);
+            }
         }
-        self.put(leaf, slot, z, entry, book);
-        !joins
-    }
-
-    fn put<B: Book<E>>(&mut self, leaf: u32, slot: usize, z: i32, entry: E, book: &mut B) {
         let leaf_ref = self.leaves.get_mut(leaf);
         leaf_ref.insert(slot, z, entry);
-        book.set(leaf_ref.get(slot), Place::leaf(leaf, slot));
+        book.set(leaf_ref.get(slot), Self::place(leaf, slot));
+        !joins
     }
 
     fn last_z(&self, leaf: u32) -> i32 {
         let leaf = self.leaves.get(leaf);
-        leaf.zs[leaf.len - 1]
+        leaf.z(leaf.len - 1)
     }
 
     fn new_leaf(&mut self, template: &E) -> u32 {
@@ -347,54 +228,31 @@ impl<E: Entry> Tree<E> {
             .expect("has_room checked for free inner ids")
     }
 
-    /// Splits the full `leaf` before an insertion at `slot`, and returns
-    /// where the insertion goes. An entry that joins a run (`joins`) in the
-    /// back half splits the leaf right where it goes, so a run that keeps
-    /// growing at its tail fills whole leaves; any other split is even.
-    fn split_leaf<B: Book<E>>(
-        &mut self,
-        leaf: u32,
-        slot: usize,
-        joins: bool,
-        book: &mut B,
-    ) -> (u32, usize) {
-        let mid = if slot == LEAF_SLOTS {
-            LEAF_SLOTS - 1
-        } else if joins && slot >= LEAF_SLOTS / 2 {
-            slot
-        } else {
-            LEAF_SLOTS / 2
-        };
-        // Any entry serves as the template of a new leaf's free slots.
-        let first = E::take(&mut self.leaves.get_mut(leaf).items[0]);
-        let right = self.new_leaf(&first);
-        self.leaves.get_mut(leaf).items[0] = first.into_slot();
+    /// Moves the entries of `leaf` from `mid` on to a new leaf after it,
+    /// adds that leaf to the tree, and returns it.
+    fn split_leaf<B: Book<E>>(&mut self, leaf: u32, mid: usize, template: &E, book: &mut B) -> u32 {
+        let right = self.new_leaf(template);
         let (left_ref, right_ref) = self.leaves.pair_mut(leaf, right);
-        for from in mid..left_ref.len {
-            let (z, entry) = (left_ref.zs[from], E::take(&mut left_ref.items[from]));
-            let to = from - mid;
-            right_ref.items[to] = entry.into_slot();
-            right_ref.zs[to] = z;
-            left_ref.zs[from] = FILL;
-            book.set(right_ref.get(to), Place::leaf(right, to));
-        }
-        right_ref.len = left_ref.len - mid;
-        left_ref.len = mid;
-        // Chain `right` after `leaf`.
-        right_ref.prev = leaf;
-        right_ref.next = left_ref.next;
-        left_ref.next = right;
-        let low = right_ref.zs[0];
-        match right_ref.next {
-            NONE => self.last = right,
-            next => self.leaves.get_mut(next).prev = right,
-        }
+        let count = left_ref.len - mid;
+        Leaf::shift_right(left_ref, right_ref, count, |entry, slot| {
+            book.set(entry, Self::place(right, slot));
+        });
+        self.link_after(leaf, right);
+        let low = self.leaves.get(right).z(0);
         self.add_child_after(leaf, low, right, true);
-        // An entry at `mid` is below the new bound: it stays on the left.
-        if slot <= mid {
-            (leaf, slot)
-        } else {
-            (right, slot - mid)
+        right
+    }
+
+    /// Chains the new, empty or filled, leaf `leaf` right after `after`.
+    fn link_after(&mut self, after: u32, leaf: u32) {
+        let next = self.leaves.get(after).next;
+        let leaf_ref = self.leaves.get_mut(leaf);
+        leaf_ref.prev = after;
+        leaf_ref.next = next;
+        self.leaves.get_mut(after).next = leaf;
+        match next {
+            NONE => self.last = leaf,
+            next => self.leaves.get_mut(next).prev = leaf,
         }
     }
 
@@ -479,21 +337,20 @@ impl<E: Entry> Tree<E> {
         slot: usize,
         book: &mut B,
     ) -> Removed<E> {
-        self.len -= 1;
         let leaf_ref = self.leaves.get_mut(leaf);
         let (z, entry) = leaf_ref.remove(slot);
         let (prev, next, len) = (leaf_ref.prev, leaf_ref.next, leaf_ref.len);
-        let before_here = (slot > 0).then(|| leaf_ref.zs[slot - 1]);
-        let after_here = (slot < len).then(|| leaf_ref.zs[slot]);
+        let before_here = (slot > 0).then(|| leaf_ref.z(slot - 1));
+        let after_here = (slot < len).then(|| leaf_ref.z(slot));
         let before = before_here.or_else(|| (prev != NONE).then(|| self.last_z(prev)));
-        let after = after_here.or_else(|| (next != NONE).then(|| self.leaves.get(next).zs[0]));
+        let after = after_here.or_else(|| (next != NONE).then(|| self.leaves.get(next).z(0)));
         let run_gone = before != Some(z) && after != Some(z);
         self.rebalance_leaf(leaf, book);
         Removed { entry, z, run_gone }
     }
 
-    /// Restores the fill of `leaf` after a removal: a leaf under a quarter
-    /// full takes entries from a sibling or merges with it.
+    /// Restores the fill of `leaf` after a removal: a leaf under
+    /// [`MIN_FILL`] takes entries from a sibling or merges with it.
     fn rebalance_leaf<B: Book<E>>(&mut self, leaf: u32, book: &mut B) {
         let leaf_ref = self.leaves.get(leaf);
         let parent = leaf_ref.parent;
@@ -504,7 +361,7 @@ impl<E: Entry> Tree<E> {
             }
             return;
         }
-        if leaf_ref.len >= LEAF_SLOTS / 4 {
+        if leaf_ref.len >= MIN_FILL {
             return;
         }
         let parent_ref = self.inners.get(parent);
@@ -518,15 +375,10 @@ impl<E: Entry> Tree<E> {
         let total = left_ref.len + right_ref.len;
         if total <= LEAF_SLOTS {
             // Merge: the right leaf's entries move to the left one.
-            for from in 0..right_ref.len {
-                let to = left_ref.len + from;
-                left_ref.zs[to] = right_ref.zs[from];
-                left_ref.items[to] = E::take(&mut right_ref.items[from]).into_slot();
-                right_ref.zs[from] = FILL;
-                book.set(left_ref.get(to), Place::leaf(left, to));
-            }
-            left_ref.len = total;
-            right_ref.len = 0;
+            let count = right_ref.len;
+            Leaf::shift_left(left_ref, right_ref, count, |entry, slot| {
+                book.set(entry, Self::place(left, slot));
+            });
             left_ref.next = right_ref.next;
             match right_ref.next {
                 NONE => self.last = left,
@@ -540,33 +392,15 @@ impl<E: Entry> Tree<E> {
         // Share evenly: entries cross the bound between the two.
         let keep = total / 2;
         if left_ref.len < keep {
-            let moving = keep - left_ref.len;
-            for from in 0..moving {
-                let to = left_ref.len + from;
-                left_ref.zs[to] = right_ref.zs[from];
-                left_ref.items[to] = E::take(&mut right_ref.items[from]).into_slot();
-                book.set(left_ref.get(to), Place::leaf(left, to));
-            }
-            right_ref.items[..right_ref.len].rotate_left(moving);
-            right_ref.zs[..right_ref.len].rotate_left(moving);
-            right_ref.zs[right_ref.len - moving..right_ref.len].fill(FILL);
-            left_ref.len += moving;
-            right_ref.len -= moving;
+            Leaf::shift_left(left_ref, right_ref, keep - left_ref.len, |entry, slot| {
+                book.set(entry, Self::place(left, slot));
+            });
         } else {
-            let moving = left_ref.len - keep;
-            right_ref.items[..right_ref.len + moving].rotate_right(moving);
-            right_ref.zs[..right_ref.len + moving].rotate_right(moving);
-            for to in 0..moving {
-                let from = keep + to;
-                right_ref.zs[to] = left_ref.zs[from];
-                right_ref.items[to] = E::take(&mut left_ref.items[from]).into_slot();
-                left_ref.zs[from] = FILL;
-                book.set(right_ref.get(to), Place::leaf(right, to));
-            }
-            left_ref.len -= moving;
-            right_ref.len += moving;
+            Leaf::shift_right(left_ref, right_ref, left_ref.len - keep, |entry, slot| {
+                book.set(entry, Self::place(right, slot));
+            });
         }
-        let low = right_ref.zs[0];
+        let low = right_ref.z(0);
         self.inners.get_mut(parent).lows[right_index] = low;
     }
 
@@ -628,9 +462,8 @@ impl<E: Entry> Tree<E> {
         let mut bound = bound;
         let mut moved = [NONE; FANOUT];
         let mut moved_len = 0;
-        let (target, moving) = if left_ref.len < keep {
-            let moving = keep - left_ref.len;
-            for _ in 0..moving {
+        let target = if left_ref.len < keep {
+            for _ in 0..keep - left_ref.len {
                 let child = right_ref.children[0];
                 let next_bound = right_ref.lows[1];
                 let at = left_ref.len;
@@ -647,10 +480,9 @@ impl<E: Entry> Tree<E> {
                 moved[moved_len] = child;
                 moved_len += 1;
             }
-            (left, moving)
+            left
         } else {
-            let moving = left_ref.len - keep;
-            for _ in 0..moving {
+            for _ in 0..left_ref.len - keep {
                 let at = left_ref.len - 1;
                 let child = left_ref.children[at];
                 let child_bound = left_ref.lows[at];
@@ -667,31 +499,163 @@ impl<E: Entry> Tree<E> {
                 moved[moved_len] = child;
                 moved_len += 1;
             }
-            (right, moving)
+            right
         };
-        debug_assert_eq!(moving, moved_len);
         for &child in &moved[..moved_len] {
             self.set_parent(child, target, over_leaves);
         }
         self.inners.get_mut(parent).lows[right_index] = bound;
     }
 
-    /// Every entry, in no particular order.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = &E> + '_ {
-        self.leaves
-            .iter()
-            .flat_map(|(_, leaf)| (0..leaf.len).map(move |slot| leaf.get(slot)))
+    /// Files a batch: `items`, sorted by Z (equal Z in the order they are
+    /// to be filed), each after every entry at or below its Z. Tells `book`
+    /// each new place, and pushes the Z of every run a new entry opens onto
+    /// `opened`. `scratch` is working memory. [`has_room`](Self::has_room)
+    /// must hold for the batch's length.
+    ///
+    /// Each leaf that gets entries is merged with all of them at once, and
+    /// split into as many leaves as the result needs.
+    pub(crate) fn insert_sorted<B: Book<E>>(
+        &mut self,
+        items: impl Iterator<Item = (i32, E)>,
+        book: &mut B,
+        opened: &mut Vec<i32>,
+        scratch: &mut Vec<(i32, E, bool)>,
+    ) {
+        let mut items = items.peekable();
+        while let Some(&(z, _)) = items.peek() {
+            if self.root == NONE {
+                let (z, entry) = items.next().expect("peeked");
+                self.insert(z, entry, book);
+                opened.push(z);
+                continue;
+            }
+            let (leaf, high) = self.descend(z);
+            let incoming = core::iter::from_fn(|| items.next_if(|&(z, _)| i64::from(z) < high));
+            self.merge_into(leaf, incoming, book, opened, scratch);
+        }
     }
 
-    /// Takes the entry at `slot` of `leaf` out and leaves the slot as it
-    /// is: only for taking a detached tree apart, entry by entry.
-    pub(crate) fn take_at(&mut self, leaf: u32, slot: usize) -> E {
-        E::take(&mut self.leaves.get_mut(leaf).items[slot])
+    /// Merges `incoming` (sorted, all within `leaf`'s bounds) into `leaf`,
+    /// splitting it into as many leaves as needed.
+    fn merge_into<B: Book<E>>(
+        &mut self,
+        leaf: u32,
+        incoming: impl Iterator<Item = (i32, E)>,
+        book: &mut B,
+        opened: &mut Vec<i32>,
+        scratch: &mut Vec<(i32, E, bool)>,
+    ) {
+        // The merged entries, each with whether it is new: the leaf's own
+        // entries come before new ones at the same Z. A new entry opens a
+        // run unless the entry before it (maybe the previous leaf's last)
+        // has its Z.
+        let prev = self.leaves.get(leaf).prev;
+        let mut before = (prev != NONE).then(|| self.last_z(prev));
+        scratch.clear();
+        let leaf_ref = self.leaves.get_mut(leaf);
+        let own = leaf_ref.len;
+        let mut taken = 0;
+        for (z, entry) in incoming {
+            while taken < own && leaf_ref.z(taken) <= z {
+                before = Some(leaf_ref.z(taken));
+                scratch.push((leaf_ref.z(taken), leaf_ref.take_at(taken), false));
+                taken += 1;
+            }
+            if before != Some(z) {
+                opened.push(z);
+            }
+            before = Some(z);
+            scratch.push((z, entry, true));
+        }
+        while taken < own {
+            scratch.push((leaf_ref.z(taken), leaf_ref.take_at(taken), false));
+            taken += 1;
+        }
+        leaf_ref.forget_all();
+        // Back into the leaf, and into new leaves after it if they do not
+        // fit: the leaf's own entries that stay keep their places.
+        let total = scratch.len();
+        let pieces = if total <= LEAF_SLOTS {
+            1
+        } else {
+            total.div_ceil(BATCH_FILL)
+        };
+        let mut entries = scratch.drain(..);
+        let mut target = leaf;
+        for piece in 0..pieces {
+            let size = total / pieces + usize::from(piece < total % pieces);
+            if piece > 0 {
+                let next = self.new_leaf(&entries.as_slice()[0].1);
+                self.link_after(target, next);
+                target = next;
+            }
+            let target_ref = self.leaves.get_mut(target);
+            for (slot, (z, entry, new)) in entries.by_ref().take(size).enumerate() {
+                target_ref.push(z, entry);
+                if new || piece > 0 {
+                    book.set(target_ref.get(slot), Self::place(target, slot));
+                }
+            }
+            if piece > 0 {
+                let (low, after) = {
+                    let target_ref = self.leaves.get(target);
+                    (target_ref.z(0), target_ref.prev)
+                };
+                self.add_child_after(after, low, target, true);
+            }
+        }
     }
 
-    /// Reserves room for about `entries` more entries.
-    pub(crate) fn reserve(&mut self, entries: usize) {
-        self.leaves.reserve(entries / LEAF_SLOTS + 1);
+    /// The position of the first entry with Z bits at or above `low`.
+    pub(crate) fn first_at_or_above(&self, low: i64) -> Cursor {
+        if self.root == NONE || low > i64::from(i32::MAX) {
+            return Cursor::NONE;
+        }
+        if low <= i64::from(i32::MIN) {
+            return Cursor {
+                leaf: self.first,
+                slot: 0,
+            };
+        }
+        let z = low as i32;
+        let mut node = self.root;
+        for _ in 0..self.height {
+            let inner = self.inners.get(node);
+            node = inner.children[inner.child_below(z)];
+        }
+        let leaf = self.leaves.get(node);
+        match leaf.count_below(low) {
+            slot if slot == leaf.len => Cursor {
+                leaf: leaf.next,
+                slot: 0,
+            },
+            slot => Cursor { leaf: node, slot },
+        }
+    }
+
+    /// The position right after the last entry with Z bits at or below
+    /// `high`.
+    pub(crate) fn last_at_or_below(&self, high: i64) -> Cursor {
+        if self.root == NONE || high < i64::from(i32::MIN) {
+            return Cursor::NONE;
+        }
+        if high >= i64::from(i32::MAX) {
+            return Cursor {
+                leaf: self.last,
+                slot: self.leaves.get(self.last).len,
+            };
+        }
+        let (leaf, _) = self.descend(high as i32);
+        let leaf_ref = self.leaves.get(leaf);
+        match leaf_ref.rank(high as i32) {
+            0 if leaf_ref.prev == NONE => Cursor::NONE,
+            0 => Cursor {
+                leaf: leaf_ref.prev,
+                slot: self.leaves.get(leaf_ref.prev).len,
+            },
+            slot => Cursor { leaf, slot },
+        }
     }
 
     pub(crate) fn shrink_to_fit(&mut self) {
@@ -700,14 +664,18 @@ impl<E: Entry> Tree<E> {
     }
 
     /// Checks every invariant of the tree (tests and fuzzing): bounds,
-    /// order, parents, the chain, fill; returns every entry with its leaf
-    /// and slot, in order.
-    pub(crate) fn check(&self) -> alloc::vec::Vec<(&E, i32, u32, usize)> {
-        use alloc::vec::Vec;
+    /// order, parents, the chain, fill; returns every entry with its Z
+    /// bits and place, in order.
+    #[cfg(any(test, feature = "check"))]
+    pub(crate) fn check(&self) -> Vec<(&E, i32, Place)> {
         let mut entries = Vec::new();
         if self.root == NONE {
-            assert_eq!((self.first, self.last, self.len), (NONE, NONE, 0));
-            assert_eq!(self.nodes(), (0, 0), "no node is lost");
+            assert_eq!((self.first, self.last), (NONE, NONE));
+            assert_eq!(
+                (self.leaves.live(), self.inners.live()),
+                (0, 0),
+                "no node is lost"
+            );
             return entries;
         }
         let mut leaves = Vec::new();
@@ -719,13 +687,9 @@ impl<E: Entry> Tree<E> {
                 let leaf = self.leaves.get(node);
                 assert_eq!(leaf.parent, parent, "a leaf knows its parent");
                 assert!(leaf.len > 0, "no leaf is empty");
-                if parent != NONE {
-                    assert!(leaf.len >= 1);
-                }
-                assert!(leaf.zs[leaf.len..].iter().all(|&z| z == FILL));
-                for slot in 0..leaf.len {
-                    let z = i64::from(leaf.zs[slot]);
-                    assert!(low <= z && z <= high, "entries within bounds");
+                assert!(leaf.len >= MIN_FILL || parent == NONE, "leaves stay filled");
+                for &z in leaf.zs() {
+                    assert!(low <= i64::from(z) && i64::from(z) <= high, "within bounds");
                 }
                 leaves.push(node);
                 continue;
@@ -752,24 +716,30 @@ impl<E: Entry> Tree<E> {
                 stack.push((inner.children[i], depth + 1, node, child_low, child_high));
             }
         }
-        assert_eq!(self.nodes(), (leaves.len(), inners), "no node is lost");
+        assert_eq!(
+            (self.leaves.live(), self.inners.live()),
+            (leaves.len(), inners),
+            "no node is lost"
+        );
         // The chain visits the leaves in the tree's order.
         let mut chain = Vec::new();
-        let mut leaf = self.first;
-        let mut prev = NONE;
+        let (mut leaf, mut prev) = (self.first, NONE);
         while leaf != NONE {
             let leaf_ref = self.leaves.get(leaf);
             assert_eq!(leaf_ref.prev, prev, "chain links agree");
             chain.push(leaf);
             for slot in 0..leaf_ref.len {
-                entries.push((leaf_ref.get(slot), leaf_ref.zs[slot], leaf, slot));
+                entries.push((
+                    leaf_ref.get(slot),
+                    leaf_ref.z(slot),
+                    Self::place(leaf, slot),
+                ));
             }
             (prev, leaf) = (leaf, leaf_ref.next);
         }
         assert_eq!(self.last, prev, "the last leaf ends the chain");
         assert_eq!(chain, leaves, "the chain is the tree's order");
         assert!(entries.windows(2).all(|w| w[0].1 <= w[1].1), "sorted by Z");
-        assert_eq!(entries.len(), self.len, "the tree counts its entries");
         entries
     }
 }

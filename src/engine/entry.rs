@@ -1,12 +1,12 @@
-//! What a slot holds, and where an entry's place is written back: the two
-//! seams between the shared machinery and the two kinds of collection.
+//! What a slot holds, and where an entry's place is kept: the two seams
+//! between the engine and the faces.
 //!
-//! An entry is a key of the game's own storage (its place lives in a dense
-//! table indexed by the key) or a shared `Rc` handle (its place lives in the
-//! object). Blocks, leaves and the collection core are generic over both,
-//! and never see which.
+//! An entry is a key of the game's own storage (its place lives in the
+//! keyed face's key table) or a shared `Rc` handle (its place lives in the
+//! object). Leaves, chains and the core are generic over both and never
+//! see which.
 
-use crate::place::Place;
+use super::place::Place;
 
 /// A value a collection files: a key, or a shared handle.
 pub(crate) trait Entry: Sized {
@@ -30,8 +30,8 @@ pub(crate) trait Entry: Sized {
     /// Whether the two are the same entry (equal keys, or the same object).
     fn same(&self, other: &Self) -> bool;
 
-    /// Moves `slots[..slots.len() - 1]` one slot up, so `slots[0]` is free
-    /// to overwrite and the last slot's value is dropped or overwritten.
+    /// Moves `slots[..len - 1]` one slot up, so `slots[0]` is free to
+    /// overwrite and the last slot's value is dropped or overwritten.
     /// (Keys, being `Copy`, override it with a plain copy.)
     #[inline]
     fn shift_up(slots: &mut [Self::Slot]) {
@@ -45,9 +45,15 @@ pub(crate) trait Entry: Sized {
     }
 }
 
-/// Where the places of entries are written: every time the machinery files
-/// an entry or moves it to another slot, it tells the book.
+/// Where the places of entries are kept: the engine tells the book every
+/// time it files an entry or moves it to another leaf, and asks it where
+/// an entry is.
 pub(crate) trait Book<E> {
     /// `entry` is now at `place`.
     fn set(&mut self, entry: &E, place: Place);
+
+    /// Where `entry` is, as last set ([`Place::NOWHERE`] if never, or if
+    /// its place belongs to another entry, such as another generation of a
+    /// key: callers check the entry they find there).
+    fn get(&self, entry: &E) -> Place;
 }

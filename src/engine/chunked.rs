@@ -1,0 +1,101 @@
+//! A vector in fixed chunks: it grows a chunk at a time and never copies
+//! its elements, so no push or growth costs more than allocating one
+//! chunk (a doubling `Vec` copies everything at each new high-water mark).
+//! Only the directory of chunks doubles, and it holds one pointer per
+//! [`CHUNK`] elements.
+
+use alloc::boxed::Box;
+use alloc::collections::TryReserveError;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Elements per chunk.
+const CHUNK_BITS: u32 = 10;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkedVec<T> {
+    chunks: Vec<Box<[T]>>,
+    len: usize,
+}
+
+impl<T: Copy> ChunkedVec<T> {
+    pub(crate) const fn new() -> Self {
+        ChunkedVec {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, index: usize) -> Option<&T> {
+        if index >= self.len {
+            return None;
+        }
+        Some(&self.chunks[index >> CHUNK_BITS][index % CHUNK])
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        if index >= self.len {
+            return None;
+        }
+        Some(&mut self.chunks[index >> CHUNK_BITS][index % CHUNK])
+    }
+
+    /// Appends `value`.
+    pub(crate) fn push(&mut self, value: T) {
+        if self.len == self.chunks.len() * CHUNK {
+            self.chunks.push(vec![value; CHUNK].into_boxed_slice());
+        }
+        let index = self.len;
+        self.len += 1;
+        self.chunks[index >> CHUNK_BITS][index % CHUNK] = value;
+    }
+
+    /// Room in the directory for `len` elements, so growth to `len` only
+    /// allocates chunks; or the allocation error.
+    pub(crate) fn try_reserve_to(&mut self, len: usize) -> Result<(), TryReserveError> {
+        let chunks = len.div_ceil(CHUNK);
+        self.chunks
+            .try_reserve(chunks.saturating_sub(self.chunks.len()))
+    }
+
+    /// Gives back the directory's unused capacity (chunks past the length
+    /// are already gone: see [`truncate`](Self::truncate)).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.chunks.shrink_to_fit();
+    }
+
+    /// Bytes allocated.
+    pub(crate) fn allocated(&self) -> usize {
+        self.chunks.capacity() * core::mem::size_of::<Box<[T]>>()
+            + self.chunks.len() * CHUNK * core::mem::size_of::<T>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grows_across_chunks_without_copying() {
+        let mut vec = ChunkedVec::new();
+        for i in 0..3 * CHUNK as u32 + 5 {
+            vec.push(i);
+        }
+        assert_eq!(vec.get(CHUNK + 1), Some(&(CHUNK as u32 + 1)));
+        assert_eq!(vec.get(vec.len()), None);
+        *vec.get_mut(CHUNK).unwrap() = 9;
+        assert_eq!(vec.get(CHUNK), Some(&9));
+        assert_eq!(vec.chunks.len(), 4);
+        vec.shrink_to_fit();
+        let pointer = core::mem::size_of::<Box<[u32]>>();
+        assert_eq!(vec.allocated(), 4 * pointer + 4 * CHUNK * 4);
+    }
+}

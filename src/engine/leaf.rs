@@ -1,0 +1,278 @@
+//! A leaf: up to [`LEAF_SLOTS`] entries with their Z, in back-to-front
+//! order, linked to its neighbours in its chain. Both chains are made of
+//! leaves, and the moves between two neighbouring leaves (a split, a merge,
+//! a share) are written once, here.
+//!
+//! The Z of each entry sits in an array beside the entries, so finding
+//! where a Z goes, or where a run ends, is a count over a short fixed array
+//! that the compiler vectorizes, and a walk reads the entries of a run as a
+//! slice.
+
+use super::entry::Entry;
+use super::place::LEAF_SLOTS;
+use super::pool::NONE;
+
+/// The value of the Z slots past `len`: the largest Z bits, so every count
+/// of values at or below a bound is clamped to `len` (the default Z has the
+/// same bits, and sorts last anyway).
+const FILL: i32 = i32::MAX;
+
+/// A position in a chain: a leaf and a slot in it (`leaf` is `NONE` past
+/// either end). Walking up, `slot` is the next entry; walking down, one
+/// past it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cursor {
+    pub(crate) leaf: u32,
+    pub(crate) slot: usize,
+}
+
+impl Cursor {
+    pub(crate) const NONE: Cursor = Cursor {
+        leaf: NONE,
+        slot: 0,
+    };
+}
+
+/// A run of up to [`LEAF_SLOTS`] entries of a chain, sorted by Z.
+pub(crate) struct Leaf<E: Entry> {
+    pub(crate) len: usize,
+    /// The Z bits of each entry; [`FILL`] from `len` on.
+    zs: [i32; LEAF_SLOTS],
+    items: [E::Slot; LEAF_SLOTS],
+    /// The neighbouring leaves of the chain, or `NONE`.
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    /// The inner node above, in the tree chain; `NONE` in the level chain
+    /// and for the tree's root.
+    pub(crate) parent: u32,
+}
+
+impl<E: Entry> Leaf<E> {
+    /// An empty leaf; `template` fills the unused slots.
+    pub(crate) fn new(template: &E) -> Self {
+        Leaf {
+            len: 0,
+            zs: [FILL; LEAF_SLOTS],
+            items: core::array::from_fn(|_| template.vacant()),
+            prev: NONE,
+            next: NONE,
+            parent: NONE,
+        }
+    }
+
+    /// Makes a spare leaf an empty, unlinked one.
+    pub(crate) fn reset(&mut self) {
+        debug_assert_eq!(self.len, 0);
+        self.prev = NONE;
+        self.next = NONE;
+        self.parent = NONE;
+    }
+
+    /// The entry at `slot`, below `len`.
+    #[inline]
+    pub(crate) fn get(&self, slot: usize) -> &E {
+        E::get(&self.items[slot])
+    }
+
+    /// The entries, in order.
+    #[inline]
+    pub(crate) fn slots(&self) -> &[E::Slot] {
+        &self.items[..self.len]
+    }
+
+    /// The Z bits of the entries, in order.
+    #[inline]
+    pub(crate) fn zs(&self) -> &[i32] {
+        &self.zs[..self.len]
+    }
+
+    /// The Z bits of the entry at `slot`, below `len`.
+    #[inline]
+    pub(crate) fn z(&self, slot: usize) -> i32 {
+        self.zs[slot]
+    }
+
+    #[inline]
+    pub(crate) fn is_full(&self) -> bool {
+        self.len == LEAF_SLOTS
+    }
+
+    /// How many entries have a Z at or below `z`: where an entry at `z`
+    /// goes.
+    #[inline]
+    pub(crate) fn rank(&self, z: i32) -> usize {
+        count(&self.zs, |v| v <= z).min(self.len)
+    }
+
+    /// How many entries have Z bits below `bound`.
+    #[inline]
+    pub(crate) fn count_below(&self, bound: i64) -> usize {
+        match i32::try_from(bound) {
+            Ok(bound) => count(&self.zs, |v| v < bound).min(self.len),
+            Err(_) if bound > 0 => self.len,
+            Err(_) => 0,
+        }
+    }
+
+    /// How many entries have Z bits at or below `bound`.
+    #[inline]
+    pub(crate) fn count_at_or_below(&self, bound: i64) -> usize {
+        match i32::try_from(bound) {
+            Ok(bound) => self.rank(bound),
+            Err(_) if bound > 0 => self.len,
+            Err(_) => 0,
+        }
+    }
+
+    /// Opens a gap at `slot` and puts the entry there. The leaf must not
+    /// be full.
+    #[inline]
+    pub(crate) fn insert(&mut self, slot: usize, z: i32, entry: E) {
+        debug_assert!(self.len < LEAF_SLOTS && slot <= self.len);
+        E::shift_up(&mut self.items[slot..=self.len]);
+        self.zs.copy_within(slot..self.len, slot + 1);
+        self.items[slot] = entry.into_slot();
+        self.zs[slot] = z;
+        self.len += 1;
+    }
+
+    /// Takes the entry at `slot` out and closes the gap.
+    #[inline]
+    pub(crate) fn remove(&mut self, slot: usize) -> (i32, E) {
+        debug_assert!(slot < self.len);
+        let entry = E::take(&mut self.items[slot]);
+        let z = self.zs[slot];
+        E::shift_down(&mut self.items[slot..self.len]);
+        self.zs.copy_within(slot + 1..self.len, slot);
+        self.len -= 1;
+        self.zs[self.len] = FILL;
+        (z, entry)
+    }
+
+    /// Takes the entry at `slot` out and leaves the slot as it is, the
+    /// leaf's length included: for taking a leaf apart, entry by entry
+    /// (then [`forget_all`](Self::forget_all)).
+    pub(crate) fn take_at(&mut self, slot: usize) -> E {
+        E::take(&mut self.items[slot])
+    }
+
+    /// Empties a leaf whose entries were all taken out with
+    /// [`take_at`](Self::take_at).
+    pub(crate) fn forget_all(&mut self) {
+        self.zs[..self.len].fill(FILL);
+        self.len = 0;
+    }
+
+    /// Puts an entry after the last one; the leaf must not be full, and
+    /// `z` must be at or above every Z in it.
+    pub(crate) fn push(&mut self, z: i32, entry: E) {
+        debug_assert!(self.len < LEAF_SLOTS && self.len == 0 || self.zs[self.len - 1] <= z);
+        self.items[self.len] = entry.into_slot();
+        self.zs[self.len] = z;
+        self.len += 1;
+    }
+
+    /// The slot holding the entry for which `is` holds, looked for at
+    /// `hint` first, then a slot either side (where one insertion or
+    /// removal before it shifts it), then everywhere.
+    #[inline]
+    pub(crate) fn find(&self, hint: usize, is: impl Fn(&E) -> bool) -> Option<usize> {
+        let near = [hint, hint + 1, hint.wrapping_sub(1)];
+        if let Some(slot) = near
+            .into_iter()
+            .find(|&slot| slot < self.len && is(self.get(slot)))
+        {
+            return Some(slot);
+        }
+        // Eight at a time without an early exit, which the compiler can
+        // vectorize, then the one chunk that matched.
+        self.slots()
+            .chunks(8)
+            .enumerate()
+            .find_map(|(chunk, slots)| {
+                let any = slots.iter().fold(false, |any, slot| any | is(E::get(slot)));
+                any.then(|| chunk * 8 + slots.iter().position(|slot| is(E::get(slot))).unwrap_or(0))
+            })
+    }
+
+    /// Moves `count` entries from the front of `right` (the next leaf) to
+    /// the end of `left`, reporting each moved entry's new slot.
+    pub(crate) fn shift_left(
+        left: &mut Leaf<E>,
+        right: &mut Leaf<E>,
+        count: usize,
+        mut moved: impl FnMut(&E, usize),
+    ) {
+        debug_assert!(left.len + count <= LEAF_SLOTS && count <= right.len);
+        for from in 0..count {
+            let to = left.len + from;
+            left.zs[to] = right.zs[from];
+            left.items[to] = E::take(&mut right.items[from]).into_slot();
+            moved(left.get(to), to);
+        }
+        left.len += count;
+        right.items[..right.len].rotate_left(count);
+        right.zs[..right.len].rotate_left(count);
+        right.len -= count;
+        right.zs[right.len..].fill(FILL);
+    }
+
+    /// Moves `count` entries from the end of `left` to the front of
+    /// `right` (the next leaf), reporting each moved entry's new slot
+    /// (the entries already in `right` shift, and keep their places: a
+    /// place's slot is a hint).
+    pub(crate) fn shift_right(
+        left: &mut Leaf<E>,
+        right: &mut Leaf<E>,
+        count: usize,
+        mut moved: impl FnMut(&E, usize),
+    ) {
+        debug_assert!(right.len + count <= LEAF_SLOTS && count <= left.len);
+        right.items[..right.len + count].rotate_right(count);
+        right.zs[..right.len + count].rotate_right(count);
+        let start = left.len - count;
+        for to in 0..count {
+            let from = start + to;
+            right.zs[to] = left.zs[from];
+            right.items[to] = E::take(&mut left.items[from]).into_slot();
+            left.zs[from] = FILL;
+            moved(right.get(to), to);
+        }
+        left.len -= count;
+        right.len += count;
+    }
+}
+
+/// Where to split a full leaf before an insertion at `slot`: entries from
+/// the returned slot on move to a new next leaf. An entry that joins the
+/// run before it (`joins`) in the back half, or goes past the last entry,
+/// splits the leaf near where it goes, so a run that keeps growing at its
+/// tail leaves leaves three quarters full behind it; any other split is
+/// even. Either side keeps at least [`MIN_FILL`] entries.
+pub(crate) fn split_point(slot: usize, joins: bool) -> usize {
+    let mid = if (joins && slot >= LEAF_SLOTS / 2) || slot == LEAF_SLOTS {
+        slot
+    } else {
+        LEAF_SLOTS / 2
+    };
+    mid.clamp(MIN_FILL, LEAF_SLOTS - MIN_FILL)
+}
+
+/// A leaf under this many entries (and not alone in its chain) takes
+/// entries from a neighbour or merges with it.
+pub(crate) const MIN_FILL: usize = LEAF_SLOTS / 4;
+
+/// How many values of `values` satisfy `test`: a branch-free loop the
+/// compiler vectorizes, for the short fixed arrays of the nodes.
+#[inline(always)]
+pub(crate) fn count(values: &[i32], test: impl Fn(i32) -> bool) -> usize {
+    // An index loop rather than an iterator chain: the same machine code,
+    // and a fraction of the steps when Miri interprets it.
+    let mut count = 0;
+    let mut i = 0;
+    while i < values.len() {
+        count += u32::from(test(values[i]));
+        i += 1;
+    }
+    count as usize
+}

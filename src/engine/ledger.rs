@@ -1,0 +1,470 @@
+//! The pruning ledger: which buckets of tree Z values exist, as far as
+//! `nonoptimized_buckets` and the contract are concerned.
+//!
+//! A bucket of a Z value in the tree chain is a run of entries with that
+//! Z. While it has entries it is *live*. When an operation leaves it empty
+//! it *waits*: it costs a walk nothing (no entry of it is in the tree),
+//! and an operation that refills it while it waits makes it live again.
+//! Once `k` counting walks have found it waiting (`k` = `prune_after`),
+//! the next one *prunes* it: from that moment it no longer counts. So
+//! after `k + 1` walks with no change in between, the count equals the
+//! live distinct tree Z values.
+//!
+//! The ledger is paid per bucket that an operation leaves empty or refills,
+//! never per entry: a batch that empties and refills a bucket leaves no
+//! trace here, and a walk with nothing waiting touches one atomic load.
+//!
+//! # The clock
+//!
+//! Walks only borrow the collection, so they count on atomics: while some
+//! bucket waits unpruned, each counting walk adds one to `walks`, the
+//! walks since the last mutation, and the walk that makes the clock reach
+//! `at + k + 1` lowers `unpruned` by the buckets that started waiting at
+//! `at` (a group). Every mutation first *settles*: `walks` moves into
+//! `base`, a 64-bit clock that no game outlives, and the groups pruned by
+//! then are dropped. Nothing compares clock values that could wrap: a walk
+//! that finds nothing waiting does not count, so between two mutations
+//! `walks` grows by at most `k + 1` plus the walks running at once.
+//!
+//! # Records
+//!
+//! Each waiting bucket has a record (its Z and when it started waiting)
+//! in a list ordered by that time, and a map from Z to record finds the
+//! one a refill cancels. Records the clock has pruned are reclaimed a few
+//! per mutation, so no call stalls on a pile of dead buckets, and all at
+//! once by `shrink_to_fit`.
+//!
+//! At most `max(MIN_CAP, live)` buckets wait unpruned at once, `live`
+//! being the live distinct tree Z values; an operation that leaves more
+//! prunes the longest-waiting at once. So memory stays bounded by the live
+//! values even when nothing walks (a replay, a paused game that keeps
+//! spawning); no order can tell.
+
+use alloc::collections::{TryReserveError, VecDeque};
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use super::chunked::ChunkedVec;
+use super::intmap::IntMap;
+use super::pool::NONE;
+
+/// Waiting buckets allowed whatever the number of live ones.
+pub(crate) const MIN_CAP: usize = 1024;
+
+/// Pruned records reclaimed, at most, by each mutation of the ledger: more
+/// than a mutation can add, and bounded so that no call stalls.
+const RECLAIM_PER_CALL: usize = 2;
+
+/// A bucket that waits, or waited if the clock has pruned it and it is
+/// not reclaimed yet: its Z, the clock when it started, and its neighbours
+/// in the list of records, oldest first.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    z: i32,
+    since: u64,
+    older: u32,
+    newer: u32,
+}
+
+/// The buckets that started waiting at one time of the clock and wait
+/// unpruned, and the oldest of their records.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    at: u64,
+    waiting: usize,
+    first: u32,
+}
+
+/// Counting walks since the last mutation. On targets with 64-bit atomics
+/// it cannot overflow; elsewhere it stops at `u32::MAX` (four billion
+/// walks with no mutation between, a bucket waiting all along).
+#[derive(Debug, Default)]
+struct Walks(
+    #[cfg(target_has_atomic = "64")] core::sync::atomic::AtomicU64,
+    #[cfg(not(target_has_atomic = "64"))] core::sync::atomic::AtomicU32,
+);
+
+impl Walks {
+    /// Counts a walk; returns the walks since the last mutation, this one
+    /// included.
+    #[inline]
+    fn count(&self) -> u64 {
+        #[cfg(target_has_atomic = "64")]
+        {
+            self.0.fetch_add(1, Ordering::Relaxed) + 1
+        }
+        #[cfg(not(target_has_atomic = "64"))]
+        {
+            let before = self
+                .0
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+                .unwrap_or(u32::MAX);
+            u64::from(before) + 1
+        }
+    }
+
+    /// The walks since the last mutation, counted from zero again.
+    #[allow(clippy::useless_conversion, reason = "a u32 without 64-bit atomics")]
+    fn take(&mut self) -> u64 {
+        u64::from(core::mem::take(self.0.get_mut()))
+    }
+
+    /// The walks since the last mutation.
+    #[cfg(any(test, feature = "check"))]
+    #[allow(clippy::useless_conversion, reason = "a u32 without 64-bit atomics")]
+    fn load(&self) -> u64 {
+        u64::from(self.0.load(Ordering::Relaxed))
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Ledger {
+    prune_after: u32,
+    /// The clock at the last mutation: counting walks that found a bucket
+    /// waiting, since the ledger was made.
+    base: u64,
+    walks: Walks,
+    /// Waiting buckets not pruned by the clock.
+    unpruned: AtomicUsize,
+    /// Live distinct Z values of the tree chain.
+    live: usize,
+    /// The records; free ones are chained through `newer`.
+    records: ChunkedVec<Record>,
+    free: u32,
+    oldest: u32,
+    newest: u32,
+    /// The record of each waiting (or pruned, unreclaimed) bucket, by Z.
+    by_z: IntMap<i32>,
+    /// The groups not pruned as of `base`, oldest first.
+    groups: VecDeque<Group>,
+}
+
+impl Ledger {
+    pub(crate) fn new(prune_after: u32) -> Self {
+        Ledger {
+            prune_after,
+            base: 0,
+            walks: Walks::default(),
+            unpruned: AtomicUsize::new(0),
+            live: 0,
+            records: ChunkedVec::new(),
+            free: NONE,
+            oldest: NONE,
+            newest: NONE,
+            by_z: IntMap::default(),
+            groups: VecDeque::new(),
+        }
+    }
+
+    pub(crate) fn prune_after(&self) -> u32 {
+        self.prune_after
+    }
+
+    /// The buckets that count: live ones and waiting ones not yet pruned.
+    pub(crate) fn buckets(&self) -> usize {
+        self.live + self.unpruned.load(Ordering::Relaxed)
+    }
+
+    /// The clock time at which buckets that started waiting at `since` are
+    /// pruned.
+    #[inline]
+    fn pruned_at(&self, since: u64) -> u64 {
+        since + u64::from(self.prune_after) + 1
+    }
+
+    /// A counting walk starts: if a bucket waits unpruned, the clock ticks,
+    /// and the buckets that started waiting `prune_after + 1` ticks ago
+    /// are pruned.
+    #[inline]
+    pub(crate) fn tick(&self) {
+        if self.unpruned.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let now = self.base + self.walks.count();
+        let Some(at) = now.checked_sub(u64::from(self.prune_after) + 1) else {
+            return;
+        };
+        if let Ok(index) = self.groups.binary_search_by_key(&at, |group| group.at) {
+            self.unpruned
+                .fetch_sub(self.groups[index].waiting, Ordering::Relaxed);
+        }
+    }
+
+    /// Brings the clock up to date with the walks since the last mutation,
+    /// and drops the groups they pruned (the walks counted them out).
+    fn settle(&mut self) {
+        let walks = self.walks.take();
+        if walks == 0 {
+            return;
+        }
+        self.base += walks;
+        while self
+            .groups
+            .front()
+            .is_some_and(|group| self.pruned_at(group.at) <= self.base)
+        {
+            self.groups.pop_front();
+        }
+    }
+
+    /// One operation's effect: the runs of `opened` Z values are live, and
+    /// those of `closed` ones (left empty by it) start waiting, in that
+    /// order. The two lists have no value in common: a run emptied and
+    /// refilled by one operation never waited.
+    pub(crate) fn apply(&mut self, opened: &[i32], closed: &[i32]) {
+        self.settle();
+        for &z in opened {
+            if let Some(record) = self.by_z.get(z) {
+                self.stop_waiting(record);
+            }
+            self.live += 1;
+        }
+        if !closed.is_empty() {
+            let since = self.base;
+            for &z in closed {
+                self.live -= 1;
+                let id = self.new_record(z, since);
+                match self.groups.back_mut() {
+                    Some(group) if group.at == since => {
+                        group.waiting += 1;
+                        if group.first == NONE {
+                            group.first = id;
+                        }
+                    }
+                    _ => self.groups.push_back(Group {
+                        at: since,
+                        waiting: 1,
+                        first: id,
+                    }),
+                }
+            }
+            // Mutations hold the ledger exclusively: plain reads and
+            // writes of the counter, no atomic read-modify-write.
+            *self.unpruned.get_mut() += closed.len();
+            // The cap: prune the longest-waiting beyond it.
+            while *self.unpruned.get_mut() > MIN_CAP.max(self.live) {
+                while self.groups.front().is_some_and(|group| group.waiting == 0) {
+                    self.groups.pop_front();
+                }
+                let group = self.groups.front().expect("an unpruned bucket waits");
+                self.stop_waiting(group.first);
+            }
+        }
+        self.reclaim(RECLAIM_PER_CALL);
+    }
+
+    /// A record for the bucket of `z`, waiting since `since`, at the end
+    /// of the list.
+    fn new_record(&mut self, z: i32, since: u64) -> u32 {
+        let record = Record {
+            z,
+            since,
+            older: self.newest,
+            newer: NONE,
+        };
+        let id = match self.free {
+            NONE => {
+                self.records.push(record);
+                (self.records.len() - 1) as u32
+            }
+            free => {
+                let slot = self.records.get_mut(free as usize).expect("a free record");
+                self.free = slot.newer;
+                *slot = record;
+                free
+            }
+        };
+        match self.newest {
+            NONE => self.oldest = id,
+            newest => self.record_mut(newest).newer = id,
+        }
+        self.newest = id;
+        self.by_z.insert(z, id);
+        id
+    }
+
+    fn record(&self, id: u32) -> Record {
+        *self.records.get(id as usize).expect("a record")
+    }
+
+    fn record_mut(&mut self, id: u32) -> &mut Record {
+        self.records.get_mut(id as usize).expect("a record")
+    }
+
+    /// Record `id` stops waiting (refilled, or pruned by the cap), and
+    /// goes.
+    fn stop_waiting(&mut self, id: u32) {
+        let record = self.record(id);
+        if self.pruned_at(record.since) > self.base {
+            *self.unpruned.get_mut() -= 1;
+            let index = self
+                .groups
+                .binary_search_by_key(&record.since, |group| group.at)
+                .expect("an unpruned record's group");
+            let group = &mut self.groups[index];
+            group.waiting -= 1;
+            if group.first == id {
+                let next = match record.newer {
+                    NONE => NONE,
+                    newer if self.record(newer).since == record.since => newer,
+                    _ => NONE,
+                };
+                self.groups[index].first = next;
+            }
+        }
+        self.drop_record(id);
+    }
+
+    /// Unlinks record `id` and frees it.
+    fn drop_record(&mut self, id: u32) {
+        let Record {
+            z, older, newer, ..
+        } = self.record(id);
+        match older {
+            NONE => self.oldest = newer,
+            older => self.record_mut(older).newer = newer,
+        }
+        match newer {
+            NONE => self.newest = older,
+            newer => self.record_mut(newer).older = older,
+        }
+        self.by_z.remove(z);
+        self.record_mut(id).newer = self.free;
+        self.free = id;
+    }
+
+    /// Drops up to `count` of the oldest records the clock has pruned.
+    fn reclaim(&mut self, count: usize) {
+        for _ in 0..count {
+            let id = self.oldest;
+            if id == NONE || self.pruned_at(self.record(id).since) > self.base {
+                break;
+            }
+            self.drop_record(id);
+        }
+    }
+
+    /// Forgets every bucket: `clear` frees them all.
+    pub(crate) fn clear(&mut self) {
+        self.settle();
+        self.live = 0;
+        *self.unpruned.get_mut() = 0;
+        self.records = ChunkedVec::new();
+        (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
+        self.by_z = IntMap::default();
+        self.groups = VecDeque::new();
+    }
+
+    /// Room for the records and map of `waiting` buckets, the most that
+    /// can wait with that many entries; or the allocation error.
+    pub(crate) fn try_reserve(&mut self, waiting: usize) -> Result<(), TryReserveError> {
+        let waiting = MIN_CAP.max(waiting);
+        self.by_z
+            .try_reserve(waiting.saturating_sub(self.by_z.len()))?;
+        self.records.try_reserve_to(waiting)
+    }
+
+    /// Reclaims every pruned record and gives back all the memory the
+    /// waiting ones do not need: afterwards the ledger holds what a new one
+    /// would after the same waiting buckets started waiting.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.settle();
+        self.reclaim(usize::MAX);
+        // The waiting records, oldest first, into a fresh dense list.
+        let mut waiting = Vec::new();
+        let mut id = self.oldest;
+        while id != NONE {
+            let record = self.record(id);
+            waiting.push((record.z, record.since));
+            id = record.newer;
+        }
+        self.records = ChunkedVec::new();
+        (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
+        self.by_z = IntMap::default();
+        for group in &mut self.groups {
+            group.first = NONE;
+        }
+        for (z, since) in waiting {
+            let id = self.new_record(z, since);
+            let index = self
+                .groups
+                .binary_search_by_key(&since, |group| group.at)
+                .expect("a waiting record's group");
+            if self.groups[index].first == NONE {
+                self.groups[index].first = id;
+            }
+        }
+        self.by_z.shrink_to_fit();
+        self.records.shrink_to_fit();
+        self.groups.shrink_to_fit();
+    }
+
+    /// Bytes held beyond the ledger itself.
+    pub(crate) fn allocated(&self) -> usize {
+        self.by_z.allocated()
+            + self.groups.capacity() * core::mem::size_of::<Group>()
+            + self.records.allocated()
+    }
+
+    /// Makes the ledger behave as if `walks` counting walks had found a
+    /// bucket waiting all along (tests of long runs, without running them).
+    #[cfg(any(test, feature = "check"))]
+    pub(crate) fn pretend_walks(&mut self, walks: u64) {
+        self.settle();
+        self.base += walks;
+        while let Some(group) = self.groups.front() {
+            if self.pruned_at(group.at) > self.base {
+                break;
+            }
+            *self.unpruned.get_mut() -= group.waiting;
+            self.groups.pop_front();
+        }
+    }
+
+    /// Checks the ledger against the live runs the tree has (tests and
+    /// fuzzing).
+    #[cfg(any(test, feature = "check"))]
+    pub(crate) fn check(&self, live_runs: usize) {
+        assert_eq!(self.live, live_runs, "the ledger counts the live runs");
+        let now = self.base + self.walks.load();
+        let (mut id, mut older, mut unpruned, mut held) = (self.oldest, NONE, 0, 0);
+        let mut since = 0;
+        while id != NONE {
+            let record = self.record(id);
+            assert_eq!(record.older, older, "the list links agree");
+            assert!(record.since >= since, "records are listed by age");
+            since = record.since;
+            assert_eq!(self.by_z.get(record.z), Some(id), "found by Z");
+            unpruned += usize::from(self.pruned_at(record.since) > now);
+            held += 1;
+            (older, id) = (id, record.newer);
+        }
+        assert_eq!(self.newest, older, "the newest record ends the list");
+        assert_eq!(
+            self.by_z.len(),
+            held,
+            "the map holds the listed records only"
+        );
+        assert_eq!(
+            self.unpruned.load(Ordering::Relaxed),
+            unpruned,
+            "unpruned count"
+        );
+        assert!(unpruned <= MIN_CAP.max(self.live), "the cap holds");
+        for group in &self.groups {
+            if self.pruned_at(group.at) > now && group.waiting > 0 {
+                assert_eq!(
+                    self.record(group.first).since,
+                    group.at,
+                    "a group's first record"
+                );
+            }
+        }
+        let mut free = self.free;
+        while free != NONE {
+            held += 1;
+            free = self.record(free).newer;
+        }
+        assert_eq!(held, self.records.len(), "no record is lost");
+    }
+}

@@ -1,0 +1,708 @@
+//! The engine: the core every collection of the crate is a thin face over,
+//! and the parts it is made of. It knows nothing of keys or handles (see
+//! [`entry`]), and owns every algorithm: filing, walking, batches, in-walk
+//! updates, detaching, pruning.
+//!
+//! # Words
+//!
+//! One name per concept, here and everywhere in the crate:
+//!
+//! - **Z**: an `I16F16`. A **level** is a natural number Z in
+//!   `0..=max_level`; the **default Z** is `I16F16::MAX`.
+//! - **Layout**: which Z a collection takes: every Z (fixed-point), or the
+//!   levels only (simple).
+//! - **Entry**: what a collection files: a key, or an `Rc` handle.
+//! - **File**, **unfile**, **refile**: put an entry at a Z, after every
+//!   entry at or below it (a Z-action); take it out; take it out and file
+//!   it again (a Z-action too, even at the same Z).
+//! - **Bucket**: the entries at one Z, in the order of their last
+//!   Z-action.
+//! - **Leaf**: up to [`LEAF_SLOTS`](place::LEAF_SLOTS) entries with their
+//!   Z, in order ([`leaf`]).
+//! - **Chain**: leaves linked in back-to-front order. The *level chain*
+//!   holds the levels and the default Z, each bucket reached in O(1)
+//!   through its tail leaf ([`levels`]); the *tree chain* holds every
+//!   other Z, under a B+ tree ([`tree`]).
+//! - **Run**: a bucket's entries as they lie in its chain, consecutive
+//!   slots, maybe across leaves.
+//! - **Place**: where an entry is, in 32 bits: its chain, its leaf, and a
+//!   hint of its slot ([`place`]). The **book** is where places are kept
+//!   (the key table, or the objects).
+//! - **Walk**: a traversal from either end ([`walk`]); a *counting* walk
+//!   ticks the pruning clock, a *quiet* one does not.
+//! - **Waiting**, **pruned**: a tree bucket emptied by an operation waits
+//!   until walks prune it ([`ledger`]).
+//! - **Batch**: many Z-actions applied as one operation: removals first,
+//!   then the level buckets filed in call order, then one sorted merge into
+//!   the tree's leaves.
+//!
+//! # Costs
+//!
+//! At a level or the default Z, filing, unfiling and refiling touch one
+//! leaf of the level chain and maybe a neighbour: O(1) in the worst case.
+//! At any other Z they are O(log n). A batch of `k` is O(k log k) plus one
+//! merge of each tree leaf it touches. A walk costs the entries it yields,
+//! plus one step per leaf and per switch between the chains.
+
+mod chunked;
+pub(crate) mod entry;
+mod intmap;
+mod leaf;
+mod ledger;
+mod levels;
+mod occupancy;
+pub(crate) mod place;
+mod pool;
+mod tree;
+pub(crate) mod walk;
+
+use alloc::vec::Vec;
+use core::ops::{Bound, ControlFlow, RangeBounds};
+
+pub(crate) use intmap::IntMap;
+
+use self::entry::{Book, Entry};
+use self::ledger::Ledger;
+use self::levels::Levels;
+use self::place::{BATCH_STEPS, Chain, Place, Spot};
+use self::tree::Tree;
+use self::walk::{Detached, Ends, Walk};
+use crate::error::ZError;
+use crate::z::{DEFAULT_Z, I16F16, MAX_LEVEL, optimized_level};
+
+/// Where an entry is, exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct At {
+    chain: Chain,
+    leaf: u32,
+    slot: usize,
+}
+
+/// Where an entry at some Z goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// A bucket of the level chain, and the Z bits.
+    Bucket(usize, i32),
+    /// The tree chain, at these Z bits.
+    Tree(i32),
+}
+
+/// One step of a batch.
+#[derive(Debug)]
+pub(crate) enum Step<E> {
+    /// File the entry at this Z: refile it if held, else file it.
+    File(E, I16F16),
+    /// Unfile the entry if held.
+    Unfile(E),
+}
+
+/// What a batch did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Applied {
+    /// Entries filed that were not held.
+    pub(crate) filed: usize,
+    /// Entries held and refiled.
+    pub(crate) refiled: usize,
+    /// Entries held and unfiled.
+    pub(crate) unfiled: usize,
+    /// Steps refused: a Z the layout does not take, or (keys) an entry
+    /// whose place another entry holds.
+    pub(crate) refused: usize,
+}
+
+/// Working memory of batches, kept between them so a batch a frame does
+/// not allocate.
+struct Scratch<E> {
+    /// The entries to file, in call order (a later step for the same entry
+    /// takes over its earlier one, leaving `None`), with their Z.
+    pending: Vec<(I16F16, Option<E>)>,
+    /// The tree's share of them, then sorted by Z.
+    tree: Vec<(i32, E)>,
+    merge: Vec<(i32, E, bool)>,
+    opened: Vec<i32>,
+    closed: Vec<i32>,
+}
+
+impl<E> Scratch<E> {
+    const fn new() -> Self {
+        Scratch {
+            pending: Vec::new(),
+            tree: Vec::new(),
+            merge: Vec::new(),
+            opened: Vec::new(),
+            closed: Vec::new(),
+        }
+    }
+}
+
+/// The core of a collection: both chains, the ledger, and the book of
+/// places, behind a few operations.
+pub(crate) struct Core<E: Entry, B: Book<E>> {
+    max_level: u16,
+    /// Whether every Z is taken (fixed-point) or only the levels (simple).
+    every_z: bool,
+    levels: Levels<E>,
+    tree: Tree<E>,
+    ledger: Ledger,
+    len: usize,
+    book: B,
+    scratch: Scratch<E>,
+}
+
+impl<E: Entry, B: Book<E>> Core<E, B> {
+    /// An empty core with levels `0..=max_level`; `prune_after` is `Some`
+    /// for a fixed-point core and `None` for a simple one.
+    pub(crate) fn new(max_level: u16, prune_after: Option<u32>, book: B) -> Result<Self, ZError> {
+        if max_level > MAX_LEVEL {
+            return Err(ZError::MaxLevelTooLarge { max_level });
+        }
+        if prune_after == Some(0) {
+            return Err(ZError::ZeroPruneThreshold);
+        }
+        let every_z = prune_after.is_some();
+        let buckets = usize::from(max_level) + 1 + usize::from(every_z);
+        Ok(Core {
+            max_level,
+            every_z,
+            levels: Levels::new(max_level, buckets),
+            tree: Tree::new(),
+            ledger: Ledger::new(prune_after.unwrap_or(1)),
+            len: 0,
+            book,
+            scratch: Scratch::new(),
+        })
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn max_level(&self) -> u16 {
+        self.max_level
+    }
+
+    pub(crate) fn prune_after(&self) -> Option<u32> {
+        self.every_z.then(|| self.ledger.prune_after())
+    }
+
+    pub(crate) fn nonoptimized_buckets(&self) -> usize {
+        self.ledger.buckets()
+    }
+
+    #[inline]
+    pub(crate) fn book(&self) -> &B {
+        &self.book
+    }
+
+    #[inline]
+    pub(crate) fn book_mut(&mut self) -> &mut B {
+        &mut self.book
+    }
+
+    /// Where an entry at `z` goes, or why it cannot.
+    #[inline]
+    fn target(&self, z: I16F16) -> Result<Target, ZError> {
+        let bits = z.to_bits();
+        if let Some(level) = optimized_level(z, self.max_level) {
+            Ok(Target::Bucket(level, bits))
+        } else if !self.every_z {
+            Err(ZError::ZOutOfRange {
+                z,
+                max_level: self.max_level,
+            })
+        } else if z == DEFAULT_Z {
+            Ok(Target::Bucket(usize::from(self.max_level) + 1, bits))
+        } else {
+            Ok(Target::Tree(bits))
+        }
+    }
+
+    /// Where an entry at `z` goes, if it can go now: its layout takes `z`
+    /// and there is room.
+    fn room_for(&self, z: I16F16) -> Result<Target, ZError> {
+        let target = self.target(z)?;
+        let room = match target {
+            Target::Bucket(..) => self.levels.has_room(1),
+            Target::Tree(_) => self.tree.has_room(1),
+        };
+        if room {
+            Ok(target)
+        } else {
+            Err(ZError::CapacityOverflow)
+        }
+    }
+
+    /// Whether `count` more entries can be filed, whatever their Z.
+    pub(crate) fn has_room(&self, count: usize) -> bool {
+        self.levels.has_room(count) && self.tree.has_room(count)
+    }
+
+    /// Whether an entry at `z` would be taken now; nothing changes.
+    pub(crate) fn check_z(&self, z: I16F16) -> Result<(), ZError> {
+        self.room_for(z).map(|_| ())
+    }
+
+    /// Where the entry for which `is` holds is, if the book's `place`
+    /// for it is right.
+    #[inline]
+    pub(crate) fn find(&self, place: Place, is: impl Fn(&E) -> bool) -> Option<At> {
+        let Some(Spot::Leaf { chain, leaf, hint }) = place.spot() else {
+            return None;
+        };
+        let slot = match chain {
+            Chain::Levels => self.levels.find(leaf, hint, is),
+            Chain::Tree => self.tree.find(leaf, hint, is),
+        }?;
+        Some(At { chain, leaf, slot })
+    }
+
+    /// Where `entry` is, if this core holds it.
+    #[inline]
+    pub(crate) fn locate(&self, entry: &E) -> Option<At> {
+        self.find(self.book.get(entry), |held| held.same(entry))
+    }
+
+    /// The Z an entry is filed at.
+    #[inline]
+    pub(crate) fn z_at(&self, at: At) -> I16F16 {
+        let bits = match at.chain {
+            Chain::Levels => self.levels.leaf(at.leaf).z(at.slot),
+            Chain::Tree => self.tree.leaf(at.leaf).z(at.slot),
+        };
+        I16F16::from_bits(bits)
+    }
+
+    /// The entry at `at`.
+    pub(crate) fn entry_at(&self, at: At) -> &E {
+        match at.chain {
+            Chain::Levels => self.levels.leaf(at.leaf).get(at.slot),
+            Chain::Tree => self.tree.leaf(at.leaf).get(at.slot),
+        }
+    }
+
+    /// Files `entry` at `z`, after every entry at or below `z`.
+    pub(crate) fn file(&mut self, z: I16F16, entry: E) -> Result<(), ZError> {
+        let target = self.room_for(z)?;
+        if let Some(opened) = self.put(target, entry) {
+            self.ledger.apply(&[opened], &[]);
+        }
+        Ok(())
+    }
+
+    /// Takes the entry at `at` out, and returns it with the Z it had.
+    pub(crate) fn unfile(&mut self, at: At) -> (E, I16F16) {
+        let (entry, z, closed) = self.take(at);
+        if let Some(closed) = closed {
+            self.ledger.apply(&[], &[closed]);
+        }
+        (entry, I16F16::from_bits(z))
+    }
+
+    /// Refiles the entry at `at` at `z`, after every entry at or below
+    /// `z`, even when `z` is the Z it had; on error nothing changes.
+    pub(crate) fn refile(&mut self, at: At, z: I16F16) -> Result<(), ZError> {
+        let target = self.room_for(z)?;
+        let (entry, _, closed) = self.take(at);
+        let opened = self.put(target, entry);
+        // A run that closes and opens again at once never waited.
+        if opened != closed {
+            let opened = opened.as_slice();
+            let closed = closed.as_slice();
+            self.ledger.apply(opened, closed);
+        }
+        Ok(())
+    }
+
+    /// Files an entry; returns the Z bits of the run it opened in the tree.
+    #[inline]
+    fn put(&mut self, target: Target, entry: E) -> Option<i32> {
+        self.len += 1;
+        match target {
+            Target::Bucket(bucket, z) => {
+                self.levels.insert(z, bucket, entry, &mut self.book);
+                None
+            }
+            Target::Tree(z) => self.tree.insert(z, entry, &mut self.book).then_some(z),
+        }
+    }
+
+    /// Unfiles an entry; returns it, its Z bits, and the Z bits of the run
+    /// it closed in the tree.
+    #[inline]
+    fn take(&mut self, at: At) -> (E, i32, Option<i32>) {
+        self.len -= 1;
+        match at.chain {
+            Chain::Levels => {
+                let (entry, z) = self.levels.remove(at.leaf, at.slot, &mut self.book);
+                (entry, z, None)
+            }
+            Chain::Tree => {
+                let removed = self.tree.remove(at.leaf, at.slot, &mut self.book);
+                let closed = removed.run_gone.then_some(removed.z);
+                (removed.entry, removed.z, closed)
+            }
+        }
+    }
+
+    /// Applies a batch as one operation: the same order as the steps one
+    /// by one would give (a later step for an entry replaces an earlier
+    /// one), with one merge of each tree leaf the batch files into. Every
+    /// unfiled entry, and every handle a step passed in that the core does
+    /// not keep, goes to `released`. A refused step changes nothing.
+    pub(crate) fn apply(
+        &mut self,
+        steps: impl IntoIterator<Item = Step<E>>,
+        released: &mut Vec<E>,
+    ) -> Applied {
+        let mut steps = steps.into_iter().peekable();
+        if steps.peek().is_none() {
+            return Applied::default();
+        }
+        let mut scratch = core::mem::replace(&mut self.scratch, Scratch::new());
+        let result = self.apply_with(&mut steps, released, &mut scratch);
+        scratch.pending.clear();
+        scratch.tree.clear();
+        scratch.opened.clear();
+        scratch.closed.clear();
+        self.scratch = scratch;
+        result
+    }
+
+    fn apply_with(
+        &mut self,
+        steps: &mut dyn Iterator<Item = Step<E>>,
+        released: &mut Vec<E>,
+        scratch: &mut Scratch<E>,
+    ) -> Applied {
+        let mut applied = Applied::default();
+        let Scratch {
+            pending,
+            tree,
+            merge,
+            opened,
+            closed,
+        } = scratch;
+        // Unfile what the steps move or remove, in call order, and mark the
+        // entries to file as pending in the book.
+        for step in steps {
+            let (entry, z) = match step {
+                Step::File(entry, z) => (entry, Some(z)),
+                Step::Unfile(entry) => (entry, None),
+            };
+            // Room to file every pending entry (each may take a leaf): past
+            // 2^28 entries or a billion steps, the rest is refused.
+            let room = pending.len() < BATCH_STEPS
+                && self.levels.has_room(pending.len() + 1)
+                && self.tree.has_room(pending.len() + 1);
+            if !room || z.is_some_and(|z| self.target(z).is_err()) {
+                released.push(entry);
+                applied.refused += 1;
+                continue;
+            }
+            let place = self.book.get(&entry);
+            let held = match place.spot() {
+                None => None,
+                Some(Spot::Pending { step }) => {
+                    let earlier = &mut pending[step].1;
+                    if !earlier.as_ref().is_some_and(|held| held.same(&entry)) {
+                        // Another entry's place (keys: another generation).
+                        released.push(entry);
+                        applied.refused += 1;
+                        continue;
+                    }
+                    earlier.take()
+                }
+                Some(Spot::Leaf { .. }) => match self.find(place, |held| held.same(&entry)) {
+                    Some(at) => {
+                        let (held, _, gone) = self.take(at);
+                        closed.extend(gone);
+                        Some(held)
+                    }
+                    None if self.book_holds_other(place) => {
+                        released.push(entry);
+                        applied.refused += 1;
+                        continue;
+                    }
+                    None => None,
+                },
+            };
+            match (z, held) {
+                (Some(z), Some(held)) => {
+                    applied.refiled += 1;
+                    released.push(entry);
+                    self.book.set(&held, Place::pending(pending.len()));
+                    pending.push((z, Some(held)));
+                }
+                (Some(z), None) => {
+                    applied.filed += 1;
+                    self.book.set(&entry, Place::pending(pending.len()));
+                    pending.push((z, Some(entry)));
+                }
+                (None, Some(held)) => {
+                    self.book.set(&held, Place::NOWHERE);
+                    applied.unfiled += 1;
+                    released.push(held);
+                    released.push(entry);
+                }
+                (None, None) => released.push(entry),
+            }
+        }
+        // File: the levels in call order, the tree's share in one merge.
+        for (z, entry) in pending.drain(..) {
+            let Some(entry) = entry else { continue };
+            self.len += 1;
+            match self.target(z).expect("checked") {
+                Target::Bucket(bucket, bits) => {
+                    self.levels.insert(bits, bucket, entry, &mut self.book);
+                }
+                Target::Tree(bits) => tree.push((bits, entry)),
+            }
+        }
+        tree.sort_by_key(|&(z, _)| z);
+        self.tree
+            .insert_sorted(tree.drain(..), &mut self.book, opened, merge);
+        // Pruning sees one operation: a run emptied and refilled by it never
+        // waited.
+        closed.sort_unstable();
+        let (mut o, mut c) = (0, 0);
+        let (mut opened_only, mut closed_only) = (0, 0);
+        while o < opened.len() || c < closed.len() {
+            match (opened.get(o), closed.get(c)) {
+                (Some(a), Some(b)) if a == b => {
+                    o += 1;
+                    c += 1;
+                }
+                (Some(&a), Some(&b)) if a < b => {
+                    opened[opened_only] = a;
+                    opened_only += 1;
+                    o += 1;
+                }
+                (Some(&a), None) => {
+                    opened[opened_only] = a;
+                    opened_only += 1;
+                    o += 1;
+                }
+                (_, Some(&b)) => {
+                    closed[closed_only] = b;
+                    closed_only += 1;
+                    c += 1;
+                }
+                (None, None) => unreachable!(),
+            }
+        }
+        if opened_only + closed_only > 0 {
+            self.ledger
+                .apply(&opened[..opened_only], &closed[..closed_only]);
+        }
+        applied
+    }
+
+    /// Whether `place`, where the book says an entry is, holds another
+    /// entry: the entry is then refused (a key's index another generation
+    /// holds), not filed anew.
+    fn book_holds_other(&self, place: Place) -> bool {
+        self.find(place, |_| true).is_some()
+    }
+
+    /// The leaves and ends of a walk over everything.
+    fn whole(&self) -> Walk<'_, E> {
+        Walk::new(
+            [&self.levels.leaves, &self.tree.leaves],
+            Ends::whole(
+                [self.levels.first, self.tree.first],
+                [self.levels.last, self.tree.last],
+                self.len,
+            ),
+        )
+    }
+
+    /// A counting walk over every entry: it ticks the pruning clock.
+    #[inline]
+    pub(crate) fn walk(&self) -> Walk<'_, E> {
+        self.ledger.tick();
+        self.whole()
+    }
+
+    /// A walk over every entry that does not count for pruning.
+    #[inline]
+    pub(crate) fn quiet_walk(&self) -> Walk<'_, E> {
+        self.whole()
+    }
+
+    /// A quiet walk over the entries whose Z is in `range`.
+    pub(crate) fn range(&self, range: impl RangeBounds<I16F16>) -> Walk<'_, E> {
+        let low = match range.start_bound() {
+            Bound::Included(z) => i64::from(z.to_bits()),
+            Bound::Excluded(z) => i64::from(z.to_bits()) + 1,
+            Bound::Unbounded => i64::MIN,
+        };
+        let high = match range.end_bound() {
+            Bound::Included(z) => i64::from(z.to_bits()),
+            Bound::Excluded(z) => i64::from(z.to_bits()) - 1,
+            Bound::Unbounded => i64::MAX,
+        };
+        let pools = [&self.levels.leaves, &self.tree.leaves];
+        if low > high || self.len == 0 {
+            return Walk::new(pools, Ends::empty());
+        }
+        let up = [
+            self.levels.first_at_or_above(low),
+            self.tree.first_at_or_above(low),
+        ];
+        let down = [
+            self.levels.last_at_or_below(high),
+            self.tree.last_at_or_below(high),
+        ];
+        Walk::new(pools, Ends::range(up, down, low, high))
+    }
+
+    /// Walks quietly from the back (or the front, if `front_to_back`) and
+    /// asks `visit` what to do with each entry, until it says to stop;
+    /// pushes each decision other than `keep`, with a handle of its entry,
+    /// onto `decided`, in visiting order. Nothing changes: the caller
+    /// applies the decisions. Returns how many entries were visited.
+    pub(crate) fn decide<A: PartialEq>(
+        &self,
+        front_to_back: bool,
+        keep: A,
+        decided: &mut Vec<(E, A)>,
+        mut visit: impl FnMut(&E, I16F16) -> ControlFlow<A, A>,
+    ) -> usize
+    where
+        E: Clone,
+    {
+        let mut walk = self.quiet_walk();
+        let mut visited = 0;
+        loop {
+            let next = if front_to_back {
+                walk.next_down::<true>()
+            } else {
+                walk.next_up::<true>()
+            };
+            let Some((entry, z)) = next else { break };
+            visited += 1;
+            let (decision, stop) = match visit(entry, I16F16::from_bits(z)) {
+                ControlFlow::Continue(decision) => (decision, false),
+                ControlFlow::Break(decision) => (decision, true),
+            };
+            if decision != keep {
+                decided.push((entry.clone(), decision));
+            }
+            if stop {
+                break;
+            }
+        }
+        visited
+    }
+
+    /// The back-most entry and its Z.
+    pub(crate) fn first(&self) -> Option<(&E, I16F16)> {
+        let (entry, z) = self.quiet_walk().next_up::<true>()?;
+        Some((entry, I16F16::from_bits(z)))
+    }
+
+    /// The front-most entry and its Z.
+    pub(crate) fn last(&self) -> Option<(&E, I16F16)> {
+        let (entry, z) = self.quiet_walk().next_down::<true>()?;
+        Some((entry, I16F16::from_bits(z)))
+    }
+
+    /// Takes every entry out at once: the core is left empty (its book
+    /// untouched), and the entries come out of the returned value, from
+    /// either end.
+    pub(crate) fn detach(&mut self) -> Detached<E> {
+        let empty = self.levels.emptied();
+        let levels = core::mem::replace(&mut self.levels, empty);
+        let tree = core::mem::replace(&mut self.tree, Tree::new());
+        self.ledger.clear();
+        let len = core::mem::take(&mut self.len);
+        Detached::new(
+            [levels.leaves, tree.leaves],
+            [levels.first, tree.first],
+            [levels.last, tree.last],
+            len,
+        )
+    }
+
+    /// Room for `additional` more entries: the directories of the chains'
+    /// leaves for as many leaves as they could need (each leaf is its own
+    /// allocation), and the ledger's records for the buckets they could
+    /// leave waiting.
+    ///
+    /// # Errors
+    ///
+    /// [`ZError::CapacityOverflow`] past [`MAX_ENTRIES`](place::MAX_ENTRIES)
+    /// entries, or if the memory cannot be had (then some of it may be
+    /// reserved, and nothing else changed).
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), ZError> {
+        let total = self
+            .len
+            .checked_add(additional)
+            .filter(|&total| total <= place::MAX_ENTRIES)
+            .ok_or(ZError::CapacityOverflow)?;
+        let leaves = additional.div_ceil(leaf::MIN_FILL);
+        let fail = |_| ZError::CapacityOverflow;
+        self.levels.leaves.try_reserve(leaves).map_err(fail)?;
+        if self.every_z {
+            self.tree.leaves.try_reserve(leaves).map_err(fail)?;
+            self.ledger.try_reserve(total).map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    /// Gives back the memory the entries do not need: spare leaves, the
+    /// records of pruned buckets, and unused capacity.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.levels.shrink_to_fit();
+        self.tree.shrink_to_fit();
+        self.ledger.shrink_to_fit();
+        self.scratch = Scratch::new();
+    }
+
+    /// Bytes the ledger holds (memory tests).
+    pub(crate) fn ledger_bytes(&self) -> usize {
+        self.ledger.allocated()
+    }
+
+    /// Makes pruning behave as if `walks` counting walks had found a
+    /// bucket waiting all along.
+    #[cfg(any(test, feature = "check"))]
+    pub(crate) fn pretend_walks(&mut self, walks: u64) {
+        self.ledger.pretend_walks(walks);
+    }
+
+    /// Checks every invariant (tests and fuzzing), and returns every entry
+    /// with its place, for the caller to check its book against.
+    #[cfg(any(test, feature = "check"))]
+    pub(crate) fn check(&self) -> Vec<(&E, Place)> {
+        let mut places: Vec<(&E, Place)> = self
+            .levels
+            .check()
+            .into_iter()
+            .map(|(entry, _, place)| (entry, place))
+            .collect();
+        let tree = self.tree.check();
+        let mut runs = 0;
+        for (i, &(entry, z, place)) in tree.iter().enumerate() {
+            if i == 0 || tree[i - 1].1 != z {
+                runs += 1;
+            }
+            let value = I16F16::from_bits(z);
+            assert!(
+                self.every_z
+                    && value != DEFAULT_Z
+                    && optimized_level(value, self.max_level).is_none(),
+                "only other Z values are in the tree"
+            );
+            places.push((entry, place));
+        }
+        self.ledger.check(runs);
+        assert_eq!(places.len(), self.len, "the core counts its entries");
+        // Walks reach every entry, from both ends.
+        let count = |count, _: &E, _| count + 1;
+        assert_eq!(self.quiet_walk().fold_up::<false, _>(0, count), self.len);
+        assert_eq!(self.quiet_walk().fold_down::<false, _>(0, count), self.len);
+        places
+    }
+}
