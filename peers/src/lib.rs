@@ -13,6 +13,7 @@ mod rng;
 pub mod scenario;
 mod slab;
 mod sorted_map;
+mod vec_merge;
 mod zorder_keyed;
 mod zorder_rc;
 
@@ -22,6 +23,7 @@ pub use rng::Rng;
 pub use scenario::{FrameStats, Scenario, World};
 pub use slab::Slab;
 pub use sorted_map::SortedMap;
+pub use vec_merge::VecMerge;
 pub use zorder::{DEFAULT_Z, I16F16};
 pub use zorder_keyed::ZorderKeyed;
 pub use zorder_rc::{Node, Object as ZorderObject, ZorderFixedPoint, ZorderSimple};
@@ -109,6 +111,7 @@ macro_rules! for_each_backend {
         $run::<$crate::SortedMap>($($arg),*);
         $run::<$crate::StableSortWhenDirty>($($arg),*);
         $run::<$crate::RadixSortWhenDirty>($($arg),*);
+        $run::<$crate::VecMerge>($($arg),*);
     }};
 }
 
