@@ -7,6 +7,7 @@
 //! `zorder-keyed` in a slab of sprites addressed by `u32` handles (the
 //! game's own storage), the `Rc` collections in their handles.
 
+mod article_list;
 mod legacy_array;
 mod per_frame_sort;
 mod rng;
@@ -17,6 +18,7 @@ mod vec_merge;
 mod zorder_keyed;
 mod zorder_rc;
 
+pub use article_list::ArticleList;
 pub use legacy_array::LegacyArray;
 pub use per_frame_sort::{RadixSortWhenDirty, StableSortWhenDirty};
 pub use rng::Rng;
@@ -62,6 +64,12 @@ pub trait Backend {
     /// Whether the cost of one operation grows with the number of objects
     /// (the legacy array): the benchmarks cap its sizes.
     const LINEAR_OPS: bool = false;
+
+    /// Whether a Z-action at a Z other than an optimized level or the
+    /// default Z walks past the other such Z values in use (the article's
+    /// bucket list): building a world of `n` distinct Z values then costs
+    /// `O(n^2)`, so the benchmarks cap such worlds' sizes.
+    const WALKS_BETWEEN_LEVELS: bool = false;
 
     /// An empty scene whose natural levels `0..=max_level` are the common
     /// ones (only the zorder collections make use of it).
@@ -112,6 +120,7 @@ macro_rules! for_each_backend {
         $run::<$crate::StableSortWhenDirty>($($arg),*);
         $run::<$crate::RadixSortWhenDirty>($($arg),*);
         $run::<$crate::VecMerge>($($arg),*);
+        $run::<$crate::ArticleList>($($arg),*);
     }};
 }
 
