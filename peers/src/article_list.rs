@@ -362,12 +362,7 @@ impl Backend for ArticleList {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ids(scene: &mut ArticleList) -> Vec<u32> {
-        let mut ids = Vec::new();
-        scene.back_to_front(|sprite| ids.push(sprite.id));
-        ids
-    }
+    use crate::back_to_front_ids as ids;
 
     #[test]
     fn empty_buckets_are_pruned_after_prune_after_traversals() {

@@ -148,3 +148,12 @@ impl Canvas {
 pub fn level(level: i32) -> I16F16 {
     I16F16::from_bits(level << I16F16::FRAC_NBITS)
 }
+
+/// The ids of a scene's sprites, back to front: what the peers' unit tests
+/// compare.
+#[cfg(test)]
+fn back_to_front_ids<B: Backend>(scene: &mut B) -> Vec<u32> {
+    let mut ids = Vec::new();
+    scene.back_to_front(|sprite| ids.push(sprite.id));
+    ids
+}

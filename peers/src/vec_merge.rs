@@ -302,12 +302,7 @@ impl Backend for VecMerge {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ids(scene: &mut VecMerge) -> Vec<u32> {
-        let mut ids = Vec::new();
-        scene.back_to_front(|sprite| ids.push(sprite.id));
-        ids
-    }
+    use crate::back_to_front_ids as ids;
 
     #[test]
     fn the_order_survives_the_sequence_numbers_running_out() {
