@@ -24,11 +24,14 @@
 //! The sprites live in the slab every peer uses; a node carries the slab
 //! handle of its object. The buckets are `Rc`s (the list holds one, the
 //! quick-access array and the objects living in a bucket the others), so
-//! reaching a bucket needs no `unsafe`; the nodes are `Box`es owned by
-//! their bucket's list, and an object caches a raw pointer to its node,
-//! which `cursor_mut_from_ptr` turns into a cursor for an O(1) unlink.
-//! That, and starting a walk from a quick-access bucket, are the two
-//! `unsafe` calls, each with its argument.
+//! reaching a bucket needs no `unsafe`; a bucket's own list sits in a
+//! `RefCell`, since the bucket list hands out shared references to its
+//! buckets only (a borrow flag per bucket visited, no `unsafe`). The
+//! nodes are `Box`es owned by their bucket's list, and an object caches a
+//! raw pointer to its node (the list's own, from `get_ptr`, so it may give
+//! the `Box` back), which `cursor_mut_from_ptr` turns into a cursor for an
+//! O(1) unlink. That, and starting a walk from a quick-access bucket, are
+//! the two `unsafe` calls, each with its argument.
 //!
 //! Walks along the bucket list are what make this design slow where Z
 //! values are spread (an isometric y-sort, particles): a bucket per
