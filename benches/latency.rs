@@ -18,16 +18,18 @@
 //!
 //! The legacy array is left out: its operations are O(n) by design (see the
 //! per-op and frame benchmarks), and 10^6 of them at 10^5 objects would take
-//! minutes. The sorting backends are left out too: their add, remove and
-//! change only mark the list dirty, and they pay in the next traversal.
+//! minutes. The sorting backends and `vec-merge` are left out too: their
+//! add, remove and change only mark or queue, and they pay in the next
+//! traversal. The article's bucket list runs: its operations at levels and
+//! the default Z are O(1), as zorder's are.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use zorder_peers::scenario::SEED;
 use zorder_peers::{
-    Backend, DEFAULT_Z, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint, ZorderKeyed,
-    ZorderSimple,
+    ArticleList, Backend, DEFAULT_Z, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint,
+    ZorderKeyed, ZorderSimple,
 };
 
 const OPERATIONS: usize = 1_000_000;
@@ -136,5 +138,6 @@ fn main() {
         measure::<ZorderFixedPoint>(objects);
         measure::<ZorderSimple>(objects);
         measure::<SortedMap>(objects);
+        measure::<ArticleList>(objects);
     }
 }

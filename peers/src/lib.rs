@@ -7,21 +7,25 @@
 //! `zorder-keyed` in a slab of sprites addressed by `u32` handles (the
 //! game's own storage), the `Rc` collections in their handles.
 
+mod article_list;
 mod legacy_array;
 mod per_frame_sort;
 mod rng;
 pub mod scenario;
 mod slab;
 mod sorted_map;
+mod vec_merge;
 mod zorder_keyed;
 mod zorder_rc;
 
+pub use article_list::ArticleList;
 pub use legacy_array::LegacyArray;
 pub use per_frame_sort::{RadixSortWhenDirty, StableSortWhenDirty};
 pub use rng::Rng;
 pub use scenario::{FrameStats, Scenario, World};
 pub use slab::Slab;
 pub use sorted_map::SortedMap;
+pub use vec_merge::VecMerge;
 pub use zorder::{DEFAULT_Z, I16F16};
 pub use zorder_keyed::ZorderKeyed;
 pub use zorder_rc::{Node, Object as ZorderObject, ZorderFixedPoint, ZorderSimple};
@@ -60,6 +64,12 @@ pub trait Backend {
     /// Whether the cost of one operation grows with the number of objects
     /// (the legacy array): the benchmarks cap its sizes.
     const LINEAR_OPS: bool = false;
+
+    /// Whether a Z-action at a Z other than an optimized level or the
+    /// default Z walks past the other such Z values in use (the article's
+    /// bucket list): building a world of `n` distinct Z values then costs
+    /// `O(n^2)`, so the benchmarks cap such worlds' sizes.
+    const WALKS_BETWEEN_LEVELS: bool = false;
 
     /// An empty scene whose natural levels `0..=max_level` are the common
     /// ones (only the zorder collections make use of it).
@@ -109,6 +119,8 @@ macro_rules! for_each_backend {
         $run::<$crate::SortedMap>($($arg),*);
         $run::<$crate::StableSortWhenDirty>($($arg),*);
         $run::<$crate::RadixSortWhenDirty>($($arg),*);
+        $run::<$crate::VecMerge>($($arg),*);
+        $run::<$crate::ArticleList>($($arg),*);
     }};
 }
 
@@ -135,4 +147,13 @@ impl Canvas {
 /// The Z of natural level `level`.
 pub fn level(level: i32) -> I16F16 {
     I16F16::from_bits(level << I16F16::FRAC_NBITS)
+}
+
+/// The ids of a scene's sprites, back to front: what the peers' unit tests
+/// compare.
+#[cfg(test)]
+fn back_to_front_ids<B: Backend>(scene: &mut B) -> Vec<u32> {
+    let mut ids = Vec::new();
+    scene.back_to_front(|sprite| ids.push(sprite.id));
+    ids
 }
