@@ -6,8 +6,8 @@
 use zorder_peers::scenario::{Burst, Particles};
 use zorder_peers::{
     ArticleList, Backend, DEFAULT_Z, I16F16, LegacyArray, RadixSortWhenDirty, Rng, Scenario,
-    SortedMap, Sprite, StableSortWhenDirty, VecMerge, World, ZorderFixedPoint, ZorderKeyed,
-    ZorderSimple, level,
+    SortedMap, Sprite, StableSortWhenDirty, VecMerge, World, ZorderBatch, ZorderFixedPoint,
+    ZorderKeyed, ZorderSimple, level,
 };
 
 /// One step of the scripted scenario. Objects are named by creation index.
@@ -173,6 +173,7 @@ fn every_backend_keeps_the_contract_order_for_any_z() {
     let steps = script(false);
     let expected = model(&steps);
     check::<ZorderKeyed>(&steps, &expected);
+    check::<ZorderBatch>(&steps, &expected);
     check::<ZorderFixedPoint>(&steps, &expected);
     check::<LegacyArray>(&steps, &expected);
     check::<SortedMap>(&steps, &expected);

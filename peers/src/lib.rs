@@ -15,6 +15,7 @@ pub mod scenario;
 mod slab;
 mod sorted_map;
 mod vec_merge;
+mod zorder_batch;
 mod zorder_keyed;
 mod zorder_rc;
 
@@ -27,6 +28,7 @@ pub use slab::Slab;
 pub use sorted_map::SortedMap;
 pub use vec_merge::VecMerge;
 pub use zorder::{DEFAULT_Z, I16F16};
+pub use zorder_batch::ZorderBatch;
 pub use zorder_keyed::ZorderKeyed;
 pub use zorder_rc::{Node, Object as ZorderObject, ZorderFixedPoint, ZorderSimple};
 
@@ -113,6 +115,7 @@ pub trait Backend {
 macro_rules! for_each_backend {
     ($run:ident ( $($arg:expr),* $(,)? )) => {{
         $run::<$crate::ZorderKeyed>($($arg),*);
+        $run::<$crate::ZorderBatch>($($arg),*);
         $run::<$crate::ZorderFixedPoint>($($arg),*);
         $run::<$crate::ZorderSimple>($($arg),*);
         $run::<$crate::LegacyArray>($($arg),*);

@@ -73,6 +73,7 @@ impl<T: Copy> ChunkedVec<T> {
     }
 
     /// Bytes allocated.
+    #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
         self.chunks.capacity() * core::mem::size_of::<Box<[T]>>()
             + self.chunks.len() * CHUNK * core::mem::size_of::<T>()

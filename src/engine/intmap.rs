@@ -156,6 +156,7 @@ impl<K: IntKey> Table<K> {
             .map(|(&key, &stored)| (key, stored))
     }
 
+    #[cfg(test)]
     fn allocated(&self) -> usize {
         self.keys.capacity() * core::mem::size_of::<K>()
             + self.values.capacity() * core::mem::size_of::<u32>()
@@ -294,6 +295,7 @@ impl<K: IntKey> IntMap<K> {
     }
 
     /// Bytes allocated.
+    #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
         self.table.allocated() + self.old.allocated()
     }

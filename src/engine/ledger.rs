@@ -51,8 +51,10 @@ use super::pool::NONE;
 /// Waiting buckets allowed whatever the number of live ones.
 pub(crate) const MIN_CAP: usize = 1024;
 
-/// Pruned records reclaimed, at most, by each mutation of the ledger: more
-/// than a mutation can add, and bounded so that no call stalls.
+/// Pruned records reclaimed, at most, by each mutation of the ledger, on
+/// top of one per bucket it leaves waiting: more than it adds, so records
+/// never pile up, and bounded by the operation's own size, so that no call
+/// stalls.
 const RECLAIM_PER_CALL: usize = 2;
 
 /// A bucket that waits, or waited if the clock has pruned it and it is
@@ -250,7 +252,7 @@ impl Ledger {
                 self.stop_waiting(group.first);
             }
         }
-        self.reclaim(RECLAIM_PER_CALL);
+        self.reclaim(closed.len() + RECLAIM_PER_CALL);
     }
 
     /// A record for the bucket of `z`, waiting since `since`, at the end
@@ -397,13 +399,6 @@ impl Ledger {
         self.by_z.shrink_to_fit();
         self.records.shrink_to_fit();
         self.groups.shrink_to_fit();
-    }
-
-    /// Bytes held beyond the ledger itself.
-    pub(crate) fn allocated(&self) -> usize {
-        self.by_z.allocated()
-            + self.groups.capacity() * core::mem::size_of::<Group>()
-            + self.records.allocated()
     }
 
     /// Makes the ledger behave as if `walks` counting walks had found a

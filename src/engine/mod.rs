@@ -44,6 +44,7 @@
 //! merge of each tree leaf it touches. A walk costs the entries it yields,
 //! plus one step per leaf and per switch between the chains.
 
+mod block;
 mod chunked;
 pub(crate) mod entry;
 mod intmap;
@@ -66,7 +67,7 @@ use self::ledger::Ledger;
 use self::levels::Levels;
 use self::place::{BATCH_STEPS, Chain, Place, Spot};
 use self::tree::Tree;
-use self::walk::{Detached, Ends, Walk};
+use self::walk::{Chains, Detached, Ends, Walk};
 use crate::error::ZError;
 use crate::z::{DEFAULT_Z, I16F16, MAX_LEVEL, optimized_level};
 
@@ -254,6 +255,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             Chain::Levels => self.levels.find(leaf, hint, is),
             Chain::Tree => self.tree.find(leaf, hint, is),
         }?;
+        // (In a block of the level chain the slot is exact.)
         Some(At { chain, leaf, slot })
     }
 
@@ -267,7 +269,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     #[inline]
     pub(crate) fn z_at(&self, at: At) -> I16F16 {
         let bits = match at.chain {
-            Chain::Levels => self.levels.leaf(at.leaf).z(at.slot),
+            Chain::Levels => self.levels.block(at.leaf).z(at.slot),
             Chain::Tree => self.tree.leaf(at.leaf).z(at.slot),
         };
         I16F16::from_bits(bits)
@@ -276,7 +278,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     /// The entry at `at`.
     pub(crate) fn entry_at(&self, at: At) -> &E {
         match at.chain {
-            Chain::Levels => self.levels.leaf(at.leaf).get(at.slot),
+            Chain::Levels => self.levels.block(at.leaf).get(at.slot),
             Chain::Tree => self.tree.leaf(at.leaf).get(at.slot),
         }
     }
@@ -505,13 +507,21 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         self.find(place, |_| true).is_some()
     }
 
-    /// The leaves and ends of a walk over everything.
+    /// The nodes of both chains, for walks.
+    fn chains(&self) -> Chains<'_, E> {
+        Chains {
+            blocks: &self.levels.blocks,
+            leaves: &self.tree.leaves,
+        }
+    }
+
+    /// A walk over everything.
     fn whole(&self) -> Walk<'_, E> {
         Walk::new(
-            [&self.levels.leaves, &self.tree.leaves],
+            self.chains(),
             Ends::whole(
-                [self.levels.first, self.tree.first],
-                [self.levels.last, self.tree.last],
+                [self.levels.first, self.levels.last],
+                [self.tree.first, self.tree.last],
                 self.len,
             ),
         )
@@ -542,19 +552,18 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             Bound::Excluded(z) => i64::from(z.to_bits()) - 1,
             Bound::Unbounded => i64::MAX,
         };
-        let pools = [&self.levels.leaves, &self.tree.leaves];
         if low > high || self.len == 0 {
-            return Walk::new(pools, Ends::empty());
+            return Walk::new(self.chains(), Ends::empty());
         }
-        let up = [
+        let up = (
             self.levels.first_at_or_above(low),
             self.tree.first_at_or_above(low),
-        ];
-        let down = [
+        );
+        let down = (
             self.levels.last_at_or_below(high),
             self.tree.last_at_or_below(high),
-        ];
-        Walk::new(pools, Ends::range(up, down, low, high))
+        );
+        Walk::new(self.chains(), Ends::range(up, down, low, high))
     }
 
     /// Walks quietly from the back (or the front, if `front_to_back`) and
@@ -618,9 +627,10 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         self.ledger.clear();
         let len = core::mem::take(&mut self.len);
         Detached::new(
-            [levels.leaves, tree.leaves],
-            [levels.first, tree.first],
-            [levels.last, tree.last],
+            levels.blocks,
+            tree.leaves,
+            [levels.first, levels.last],
+            [tree.first, tree.last],
             len,
         )
     }
@@ -643,7 +653,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             .ok_or(ZError::CapacityOverflow)?;
         let leaves = additional.div_ceil(leaf::MIN_FILL);
         let fail = |_| ZError::CapacityOverflow;
-        self.levels.leaves.try_reserve(leaves).map_err(fail)?;
+        self.levels.blocks.try_reserve(leaves).map_err(fail)?;
         if self.every_z {
             self.tree.leaves.try_reserve(leaves).map_err(fail)?;
             self.ledger.try_reserve(total).map_err(fail)?;
@@ -658,11 +668,6 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         self.tree.shrink_to_fit();
         self.ledger.shrink_to_fit();
         self.scratch = Scratch::new();
-    }
-
-    /// Bytes the ledger holds (memory tests).
-    pub(crate) fn ledger_bytes(&self) -> usize {
-        self.ledger.allocated()
     }
 
     /// Makes pruning behave as if `walks` counting walks had found a

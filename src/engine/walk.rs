@@ -5,44 +5,68 @@
 //! chain's entries and the tree chain's never share a Z, so a walk takes
 //! from one chain the run of entries below the other's next Z, then
 //! switches. Each end keeps a cursor in each chain and hands out one run
-//! at a time, a slice of a leaf: within a run, a step is the next slot of a
+//! at a time: occupied slots of a block (a bit mask), or a slice of a leaf.
+//! Within a run a step is the next bit of a mask or the next slot of a
 //! slice, with no pool lookup, no call and no comparison of Z. A
 //! collection of levels only, or of other Z values only, is one run per
-//! leaf. Empty buckets waiting for pruning are in neither chain, so they
+//! node. Empty buckets waiting for pruning are in neither chain, so they
 //! cost a walk nothing.
 //!
 //! The two ends walk independently and stop when they have yielded, in
 //! all, as many entries as the walk covers: a walk of the whole collection
 //! knows that number from the start; a walk of a range counts it, from the
 //! end used first, when the other end is first used. So the ends never
-//! yield one entry twice, however calls to them are mixed.
+//! yield one entry twice, however calls to them are mixed (their runs may
+//! overlap where they meet).
 
+use super::block::{ALL, Block, Mask, highest};
 use super::entry::Entry;
 use super::leaf::{Cursor, Leaf};
+use super::levels::BlockCursor;
 use super::pool::{NONE, Pool};
 
-/// The leaves of both chains: `[levels, tree]`.
-pub(crate) type Pools<'a, E> = [&'a Pool<Leaf<E>>; 2];
+/// The nodes of both chains.
+pub(crate) struct Chains<'a, E: Entry> {
+    pub(crate) blocks: &'a Pool<Block<E>>,
+    pub(crate) leaves: &'a Pool<Leaf<E>>,
+}
 
-/// A run a walk hands out: `leaf`'s slots `start..stop` in chain `chain`.
-#[derive(Clone, Copy)]
-pub(crate) struct Run<'a, E: Entry> {
-    pub(crate) chain: usize,
-    pub(crate) leaf_id: u32,
-    pub(crate) leaf: &'a Leaf<E>,
-    pub(crate) start: usize,
-    pub(crate) stop: usize,
+impl<E: Entry> Clone for Chains<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: Entry> Copy for Chains<'_, E> {}
+
+/// A run a walk hands out.
+pub(crate) enum Run<'a, E: Entry> {
+    /// The slots `mask` of block `id`.
+    Block {
+        id: u32,
+        block: &'a Block<E>,
+        mask: Mask,
+    },
+    /// The slots `start..stop` of leaf `id`.
+    Leaf {
+        id: u32,
+        leaf: &'a Leaf<E>,
+        start: usize,
+        stop: usize,
+    },
 }
 
 /// Where the two ends of a walk are, and how far they may go: the state a
 /// walk and a detached collection share, with no borrow in it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends {
-    /// For each chain, the next entry walking up.
-    up: [Cursor; 2],
-    /// For each chain, one past the next entry walking down; a slot of
-    /// `usize::MAX` means the end of its leaf.
-    down: [Cursor; 2],
+    /// The next entries walking up, in each chain.
+    up_block: BlockCursor,
+    up_leaf: Cursor,
+    /// The next entries walking down, in each chain (in the tree, one past
+    /// the next entry; a slot of `usize::MAX` means the end of its leaf).
+    down_block: BlockCursor,
+    down_leaf: Cursor,
     /// The Z bits the walk covers, both included.
     low: i64,
     high: i64,
@@ -58,12 +82,25 @@ pub(crate) struct Ends {
 
 impl Ends {
     /// The ends of a walk over a whole collection of `len` entries, whose
-    /// chains run `first[c]..=last[c]`.
-    pub(crate) fn whole(first: [u32; 2], last: [u32; 2], len: usize) -> Self {
-        let cursor = |leaf, slot| Cursor { leaf, slot };
+    /// level chain runs `blocks` and tree chain `leaves` (first, last).
+    pub(crate) fn whole(blocks: [u32; 2], leaves: [u32; 2], len: usize) -> Self {
         Ends {
-            up: [cursor(first[0], 0), cursor(first[1], 0)],
-            down: [cursor(last[0], usize::MAX), cursor(last[1], usize::MAX)],
+            up_block: BlockCursor {
+                block: blocks[0],
+                left: ALL,
+            },
+            up_leaf: Cursor {
+                leaf: leaves[0],
+                slot: 0,
+            },
+            down_block: BlockCursor {
+                block: blocks[1],
+                left: ALL,
+            },
+            down_leaf: Cursor {
+                leaf: leaves[1],
+                slot: usize::MAX,
+            },
             low: i64::MIN,
             high: i64::MAX,
             remaining: len,
@@ -74,11 +111,18 @@ impl Ends {
     }
 
     /// The ends of a walk over the entries with Z bits in `low..=high`,
-    /// from the first (`up`, per chain) to the last (`down`, one past).
-    pub(crate) fn range(up: [Cursor; 2], down: [Cursor; 2], low: i64, high: i64) -> Self {
+    /// from the first (`up`, per chain) to the last (`down`).
+    pub(crate) fn range(
+        up: (BlockCursor, Cursor),
+        down: (BlockCursor, Cursor),
+        low: i64,
+        high: i64,
+    ) -> Self {
         Ends {
-            up,
-            down,
+            up_block: up.0,
+            up_leaf: up.1,
+            down_block: down.0,
+            down_leaf: down.1,
             low,
             high,
             remaining: if low > high { 0 } else { usize::MAX },
@@ -101,141 +145,211 @@ impl Ends {
     }
 
     /// The next run walking up, or `None` at the end. `held` is how many
-    /// entries the up end holds in a run handed out before and not yet
+    /// entries the down end holds in a run handed out before and not yet
     /// yielded (they count when the walk counts its entries).
     #[inline(always)]
     pub(crate) fn next_up<'a, E: Entry>(
         &mut self,
-        pools: Pools<'a, E>,
+        chains: Chains<'a, E>,
         held: usize,
     ) -> Option<Run<'a, E>> {
         if !self.counted && self.down_used && !self.up_used {
             let mut counter = *self;
-            self.remaining = held + counter.count_down(pools);
+            self.remaining = held + counter.count_down(chains);
             self.counted = true;
         }
         self.up_used = true;
-        // The head of each chain: its next leaf and slot, and Z.
-        let mut heads = [(NONE, 0, i64::MAX); 2];
-        for (chain, head) in heads.iter_mut().enumerate() {
-            let cursor = &mut self.up[chain];
-            while cursor.leaf != NONE {
-                let leaf = pools[chain].get(cursor.leaf);
-                if cursor.slot < leaf.len {
-                    *head = (cursor.leaf, cursor.slot, i64::from(leaf.z(cursor.slot)));
-                    break;
-                }
-                *cursor = Cursor {
-                    leaf: leaf.next,
-                    slot: 0,
-                };
+        // The next entry of each chain, and its Z.
+        let mut block_head = (None, i64::MAX);
+        let cursor = &mut self.up_block;
+        while cursor.block != NONE {
+            let block = chains.blocks.get(cursor.block);
+            cursor.left &= block.occupied;
+            if cursor.left != 0 {
+                let z = block.z(cursor.left.trailing_zeros() as usize);
+                block_head = (Some(block), i64::from(z));
+                break;
             }
+            *cursor = BlockCursor {
+                block: block.next,
+                left: ALL,
+            };
         }
-        let chain = usize::from(heads[1].2 < heads[0].2);
-        let (leaf_id, start, z) = heads[chain];
-        if leaf_id == NONE || z > self.high {
-            return None;
+        let mut leaf_head = (None, i64::MAX);
+        let cursor = &mut self.up_leaf;
+        while cursor.leaf != NONE {
+            let leaf = chains.leaves.get(cursor.leaf);
+            if cursor.slot < leaf.len {
+                leaf_head = (Some(leaf), i64::from(leaf.z(cursor.slot)));
+                break;
+            }
+            *cursor = Cursor {
+                leaf: leaf.next,
+                slot: 0,
+            };
         }
-        let leaf = pools[chain].get(leaf_id);
-        let bound = heads[1 - chain].2.min(self.high.saturating_add(1));
-        let stop = if bound > i64::from(i32::MAX) {
-            leaf.len
+        if block_head.1 < leaf_head.1 {
+            let block = block_head.0?;
+            if block_head.1 > self.high {
+                return None;
+            }
+            let bound = leaf_head.1.min(self.high.saturating_add(1));
+            let mut mask = self.up_block.left;
+            if bound <= i64::from(i32::MAX) {
+                mask &= block.below(bound);
+            }
+            self.up_block.left &= !mask;
+            Some(Run::Block {
+                id: self.up_block.block,
+                block,
+                mask,
+            })
         } else {
-            leaf.count_below(bound)
-        };
-        self.up[chain].slot = stop;
-        Some(Run {
-            chain,
-            leaf_id,
-            leaf,
-            start,
-            stop,
-        })
+            let leaf = leaf_head.0?;
+            if leaf_head.1 > self.high {
+                return None;
+            }
+            let bound = block_head.1.min(self.high.saturating_add(1));
+            let stop = if bound > i64::from(i32::MAX) {
+                leaf.len
+            } else {
+                leaf.count_below(bound)
+            };
+            let start = core::mem::replace(&mut self.up_leaf.slot, stop);
+            Some(Run::Leaf {
+                id: self.up_leaf.leaf,
+                leaf,
+                start,
+                stop,
+            })
+        }
     }
 
-    /// The next run walking down (its entries are yielded from `stop`
-    /// down), or `None` at the end.
+    /// The next run walking down (its entries are yielded from its end),
+    /// or `None` at the end.
     #[inline(always)]
     pub(crate) fn next_down<'a, E: Entry>(
         &mut self,
-        pools: Pools<'a, E>,
+        chains: Chains<'a, E>,
         held: usize,
     ) -> Option<Run<'a, E>> {
         if !self.counted && self.up_used && !self.down_used {
             let mut counter = *self;
-            self.remaining = held + counter.count_up(pools);
+            self.remaining = held + counter.count_up(chains);
             self.counted = true;
         }
         self.down_used = true;
-        let mut heads = [(NONE, 0, i64::MIN); 2];
-        for (chain, head) in heads.iter_mut().enumerate() {
-            let cursor = &mut self.down[chain];
-            while cursor.leaf != NONE {
-                let leaf = pools[chain].get(cursor.leaf);
-                let slot = cursor.slot.min(leaf.len);
-                if slot > 0 {
-                    cursor.slot = slot;
-                    *head = (cursor.leaf, slot, i64::from(leaf.z(slot - 1)));
-                    break;
-                }
-                *cursor = Cursor {
-                    leaf: leaf.prev,
-                    slot: usize::MAX,
-                };
+        let mut block_head = (None, i64::MIN);
+        let cursor = &mut self.down_block;
+        while cursor.block != NONE {
+            let block = chains.blocks.get(cursor.block);
+            cursor.left &= block.occupied;
+            if cursor.left != 0 {
+                let z = block.z(highest(cursor.left));
+                block_head = (Some(block), i64::from(z));
+                break;
             }
+            *cursor = BlockCursor {
+                block: block.prev,
+                left: ALL,
+            };
         }
-        let chain = usize::from(heads[1].2 > heads[0].2);
-        let (leaf_id, stop, z) = heads[chain];
-        if leaf_id == NONE || z < self.low {
-            return None;
+        let mut leaf_head = (None, i64::MIN);
+        let cursor = &mut self.down_leaf;
+        while cursor.leaf != NONE {
+            let leaf = chains.leaves.get(cursor.leaf);
+            let slot = cursor.slot.min(leaf.len);
+            if slot > 0 {
+                cursor.slot = slot;
+                leaf_head = (Some(leaf), i64::from(leaf.z(slot - 1)));
+                break;
+            }
+            *cursor = Cursor {
+                leaf: leaf.prev,
+                slot: usize::MAX,
+            };
         }
-        let leaf = pools[chain].get(leaf_id);
-        let bound = heads[1 - chain].2.max(self.low.saturating_sub(1));
-        let start = if bound < i64::from(i32::MIN) {
-            0
+        if block_head.1 > leaf_head.1 {
+            let block = block_head.0?;
+            if block_head.1 < self.low {
+                return None;
+            }
+            let bound = leaf_head.1.max(self.low.saturating_sub(1));
+            let mut mask = self.down_block.left;
+            if bound >= i64::from(i32::MIN) {
+                mask &= !block.below(bound + 1);
+            }
+            self.down_block.left &= !mask;
+            Some(Run::Block {
+                id: self.down_block.block,
+                block,
+                mask,
+            })
         } else {
-            leaf.count_at_or_below(bound)
-        };
-        self.down[chain].slot = start;
-        Some(Run {
-            chain,
-            leaf_id,
-            leaf,
-            start,
-            stop,
-        })
+            let leaf = leaf_head.0?;
+            if leaf_head.1 < self.low {
+                return None;
+            }
+            let bound = block_head.1.max(self.low.saturating_sub(1));
+            let start = if bound < i64::from(i32::MIN) {
+                0
+            } else {
+                leaf.count_at_or_below(bound)
+            };
+            let stop = core::mem::replace(&mut self.down_leaf.slot, start);
+            Some(Run::Leaf {
+                id: self.down_leaf.leaf,
+                leaf,
+                start,
+                stop,
+            })
+        }
     }
 
     /// The entries from the up end to the range's end (on a copy).
-    fn count_up<E: Entry>(&mut self, pools: Pools<'_, E>) -> usize {
+    fn count_up<E: Entry>(&mut self, chains: Chains<'_, E>) -> usize {
         self.down_used = false;
         let mut count = 0;
-        while let Some(run) = self.next_up(pools, 0) {
-            count += run.stop - run.start;
+        while let Some(run) = self.next_up(chains, 0) {
+            count += run.len();
         }
         count
     }
 
     /// The entries from the down end to the range's start (on a copy).
-    fn count_down<E: Entry>(&mut self, pools: Pools<'_, E>) -> usize {
+    fn count_down<E: Entry>(&mut self, chains: Chains<'_, E>) -> usize {
         self.up_used = false;
         let mut count = 0;
-        while let Some(run) = self.next_down(pools, 0) {
-            count += run.stop - run.start;
+        while let Some(run) = self.next_down(chains, 0) {
+            count += run.len();
         }
         count
+    }
+}
+
+impl<E: Entry> Run<'_, E> {
+    fn len(&self) -> usize {
+        match self {
+            Run::Block { mask, .. } => mask.count_ones() as usize,
+            Run::Leaf { start, stop, .. } => stop - start,
+        }
     }
 }
 
 /// A walk over a collection's entries, yielding each with its Z bits (or,
 /// when asked not to, with 0, skipping the load).
 pub(crate) struct Walk<'a, E: Entry> {
-    pools: Pools<'a, E>,
+    chains: Chains<'a, E>,
     ends: Ends,
-    /// The run the up end reads, and its Z bits.
+    /// The block run the up end reads, and its slots not yet yielded.
+    up_block: Option<&'a Block<E>>,
+    up_mask: Mask,
+    /// The leaf run the up end reads, and its Z bits.
     up: &'a [E::Slot],
     up_zs: &'a [i32],
-    /// The run the down end reads, from its end.
+    /// The runs the down end reads, from their ends.
+    down_block: Option<&'a Block<E>>,
+    down_mask: Mask,
     down: &'a [E::Slot],
     down_zs: &'a [i32],
 }
@@ -249,12 +363,16 @@ impl<E: Entry> Clone for Walk<'_, E> {
 impl<E: Entry> Copy for Walk<'_, E> {}
 
 impl<'a, E: Entry> Walk<'a, E> {
-    pub(crate) fn new(pools: Pools<'a, E>, ends: Ends) -> Self {
+    pub(crate) fn new(chains: Chains<'a, E>, ends: Ends) -> Self {
         Walk {
-            pools,
+            chains,
             ends,
+            up_block: None,
+            up_mask: 0,
             up: &[],
             up_zs: &[],
+            down_block: None,
+            down_mask: 0,
             down: &[],
             down_zs: &[],
         }
@@ -281,6 +399,13 @@ impl<'a, E: Entry> Walk<'a, E> {
             return None;
         }
         loop {
+            if self.up_mask != 0 {
+                let block = self.up_block?;
+                let slot = self.up_mask.trailing_zeros() as usize;
+                self.up_mask &= self.up_mask - 1;
+                self.ends.remaining -= 1;
+                return Some((block.get(slot), if Z { block.z(slot) } else { 0 }));
+            }
             if let Some((entry, rest)) = self.up.split_first() {
                 self.up = rest;
                 let mut z = 0;
@@ -305,6 +430,13 @@ impl<'a, E: Entry> Walk<'a, E> {
             return None;
         }
         loop {
+            if self.down_mask != 0 {
+                let block = self.down_block?;
+                let slot = highest(self.down_mask);
+                self.down_mask &= !(1 << slot);
+                self.ends.remaining -= 1;
+                return Some((block.get(slot), if Z { block.z(slot) } else { 0 }));
+            }
             if let Some((entry, rest)) = self.down.split_last() {
                 self.down = rest;
                 let mut z = 0;
@@ -331,6 +463,15 @@ impl<'a, E: Entry> Walk<'a, E> {
         mut f: impl FnMut(B, &'a E, i32) -> B,
     ) -> B {
         loop {
+            if let Some(block) = self.up_block {
+                let mut mask = core::mem::take(&mut self.up_mask);
+                while mask != 0 && self.ends.remaining != 0 {
+                    let slot = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    self.ends.remaining -= 1;
+                    acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
+                }
+            }
             let take = self.up.len().min(self.ends.remaining);
             for (i, slot) in self.up[..take].iter().enumerate() {
                 let z = if Z { self.up_zs[i] } else { 0 };
@@ -352,6 +493,18 @@ impl<'a, E: Entry> Walk<'a, E> {
         mut f: impl FnMut(B, &'a E, i32) -> B,
     ) -> B {
         loop {
+            if let Some(block) = self.down_block {
+                // Walking down a reversed mask takes the lowest bit, the
+                // cheaper step.
+                let shift = Mask::BITS as usize - super::block::BLOCK_SLOTS;
+                let mut mask = core::mem::take(&mut self.down_mask).reverse_bits() >> shift;
+                while mask != 0 && self.ends.remaining != 0 {
+                    let slot = super::block::BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    self.ends.remaining -= 1;
+                    acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
+                }
+            }
             let take = self.down.len().min(self.ends.remaining);
             let start = self.down.len() - take;
             for (i, slot) in self.down[start..].iter().enumerate().rev() {
@@ -373,53 +526,103 @@ impl<'a, E: Entry> Walk<'a, E> {
     /// across it, since the call may clobber every vector register.
     #[inline(always)]
     fn advance_up(&mut self) -> bool {
-        let Some(run) = self.ends.next_up(self.pools, self.down.len()) else {
-            self.ends.remaining = 0;
-            return false;
-        };
-        self.up = &run.leaf.slots()[run.start..run.stop];
-        self.up_zs = &run.leaf.zs()[run.start..run.stop];
-        true
+        let held = self.down_mask.count_ones() as usize + self.down.len();
+        match self.ends.next_up(self.chains, held) {
+            None => {
+                self.ends.remaining = 0;
+                false
+            }
+            Some(Run::Block { block, mask, .. }) => {
+                (self.up_block, self.up_mask) = (Some(block), mask);
+                true
+            }
+            Some(Run::Leaf {
+                leaf, start, stop, ..
+            }) => {
+                self.up = &leaf.slots()[start..stop];
+                self.up_zs = &leaf.zs()[start..stop];
+                true
+            }
+        }
     }
 
     /// Hands the down end its next run.
     #[inline(always)]
     fn advance_down(&mut self) -> bool {
-        let Some(run) = self.ends.next_down(self.pools, self.up.len()) else {
-            self.ends.remaining = 0;
-            return false;
-        };
-        self.down = &run.leaf.slots()[run.start..run.stop];
-        self.down_zs = &run.leaf.zs()[run.start..run.stop];
-        true
+        let held = self.up_mask.count_ones() as usize + self.up.len();
+        match self.ends.next_down(self.chains, held) {
+            None => {
+                self.ends.remaining = 0;
+                false
+            }
+            Some(Run::Block { block, mask, .. }) => {
+                (self.down_block, self.down_mask) = (Some(block), mask);
+                true
+            }
+            Some(Run::Leaf {
+                leaf, start, stop, ..
+            }) => {
+                self.down = &leaf.slots()[start..stop];
+                self.down_zs = &leaf.zs()[start..stop];
+                true
+            }
+        }
+    }
+}
+
+/// Where a detached collection's end takes its entries from.
+#[derive(Clone, Copy)]
+enum Taking {
+    None,
+    Block(u32, Mask),
+    Leaf(u32, usize, usize),
+}
+
+impl Taking {
+    fn held(&self) -> usize {
+        match *self {
+            Taking::None => 0,
+            Taking::Block(_, mask) => mask.count_ones() as usize,
+            Taking::Leaf(_, start, stop) => stop - start,
+        }
+    }
+
+    fn of<E: Entry>(run: Run<'_, E>) -> Taking {
+        match run {
+            Run::Block { id, mask, .. } => Taking::Block(id, mask),
+            Run::Leaf {
+                id, start, stop, ..
+            } => Taking::Leaf(id, start, stop),
+        }
     }
 }
 
 /// Every entry of a detached collection, taken out one by one from either
 /// end, with its Z bits: what `drain` and `into_iter` yield.
 pub(crate) struct Detached<E: Entry> {
-    pools: [Pool<Leaf<E>>; 2],
+    blocks: Pool<Block<E>>,
+    leaves: Pool<Leaf<E>>,
     ends: Ends,
-    /// The run each end takes from: `(chain, leaf, start, stop)`; the up
-    /// end takes at `start`, the down end at `stop - 1`.
-    up: (usize, u32, usize, usize),
-    down: (usize, u32, usize, usize),
+    up: Taking,
+    down: Taking,
 }
 
 impl<E: Entry> Detached<E> {
-    /// The entries of the two chains' leaves (`[levels, tree]`), which run
-    /// `first[c]..=last[c]`; `len` of them.
+    /// The entries of the two chains' nodes, which run `blocks` and
+    /// `leaves` (first, last); `len` of them.
     pub(crate) fn new(
-        pools: [Pool<Leaf<E>>; 2],
-        first: [u32; 2],
-        last: [u32; 2],
+        blocks: Pool<Block<E>>,
+        leaves: Pool<Leaf<E>>,
+        block_ends: [u32; 2],
+        leaf_ends: [u32; 2],
         len: usize,
     ) -> Self {
         Detached {
-            pools,
-            ends: Ends::whole(first, last, len),
-            up: (0, NONE, 0, 0),
-            down: (0, NONE, 0, 0),
+            blocks,
+            leaves,
+            ends: Ends::whole(block_ends, leaf_ends, len),
+            up: Taking::None,
+            down: Taking::None,
         }
     }
 
@@ -430,10 +633,44 @@ impl<E: Entry> Detached<E> {
     /// Every entry not taken out yet, in no particular order (before any
     /// is taken out: all of them).
     pub(crate) fn entries(&self) -> impl Iterator<Item = &E> + '_ {
-        self.pools
+        let in_blocks = self.blocks.iter().flat_map(|(_, block)| {
+            let mut bits = block.occupied;
+            core::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let slot = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    block.get(slot)
+                })
+            })
+        });
+        let in_leaves = self
+            .leaves
             .iter()
-            .flat_map(|pool| pool.iter())
-            .flat_map(|(_, leaf)| (0..leaf.len).map(move |slot| leaf.get(slot)))
+            .flat_map(|(_, leaf)| (0..leaf.len).map(move |slot| leaf.get(slot)));
+        in_blocks.chain(in_leaves)
+    }
+
+    fn chains(&self) -> Chains<'_, E> {
+        Chains {
+            blocks: &self.blocks,
+            leaves: &self.leaves,
+        }
+    }
+
+    /// Takes the entry at `slot` of the node of `taking`.
+    fn take(&mut self, taking: Taking, slot: usize) -> (E, i32) {
+        match taking {
+            Taking::Block(block, _) => {
+                let (z, entry) = self.blocks.get_mut(block).take(slot);
+                (entry, z)
+            }
+            Taking::Leaf(leaf, ..) => {
+                let leaf = self.leaves.get_mut(leaf);
+                let z = leaf.z(slot);
+                (leaf.take_at(slot), z)
+            }
+            Taking::None => unreachable!("a run to take from"),
+        }
     }
 
     /// The next entry from the back.
@@ -442,17 +679,27 @@ impl<E: Entry> Detached<E> {
             return None;
         }
         loop {
-            let (chain, leaf, start, stop) = self.up;
-            if start < stop {
-                self.up.2 += 1;
+            let slot = match &mut self.up {
+                Taking::Block(_, mask) if *mask != 0 => {
+                    let slot = mask.trailing_zeros() as usize;
+                    *mask &= *mask - 1;
+                    Some(slot)
+                }
+                Taking::Leaf(_, start, stop) if *start < *stop => {
+                    *start += 1;
+                    Some(*start - 1)
+                }
+                _ => None,
+            };
+            if let Some(slot) = slot {
                 self.ends.remaining -= 1;
-                let leaf = self.pools[chain].get_mut(leaf);
-                return Some((leaf.take_at(start), leaf.z(start)));
+                return Some(self.take(self.up, slot));
             }
-            let held = self.down.3 - self.down.2;
-            let pools = [&self.pools[0], &self.pools[1]];
-            let run = self.ends.next_up(pools, held)?;
-            self.up = (run.chain, run.leaf_id, run.start, run.stop);
+            let held = self.down.held();
+            let mut ends = self.ends;
+            let run = ends.next_up(self.chains(), held).map(Taking::of);
+            self.ends = ends;
+            self.up = run?;
         }
     }
 
@@ -462,17 +709,27 @@ impl<E: Entry> Detached<E> {
             return None;
         }
         loop {
-            let (chain, leaf, start, stop) = self.down;
-            if start < stop {
-                self.down.3 -= 1;
+            let slot = match &mut self.down {
+                Taking::Block(_, mask) if *mask != 0 => {
+                    let slot = highest(*mask);
+                    *mask &= !(1 << slot);
+                    Some(slot)
+                }
+                Taking::Leaf(_, start, stop) if *start < *stop => {
+                    *stop -= 1;
+                    Some(*stop)
+                }
+                _ => None,
+            };
+            if let Some(slot) = slot {
                 self.ends.remaining -= 1;
-                let leaf = self.pools[chain].get_mut(leaf);
-                return Some((leaf.take_at(stop - 1), leaf.z(stop - 1)));
+                return Some(self.take(self.down, slot));
             }
-            let held = self.up.3 - self.up.2;
-            let pools = [&self.pools[0], &self.pools[1]];
-            let run = self.ends.next_down(pools, held)?;
-            self.down = (run.chain, run.leaf_id, run.start, run.stop);
+            let held = self.up.held();
+            let mut ends = self.ends;
+            let run = ends.next_down(self.chains(), held).map(Taking::of);
+            self.ends = ends;
+            self.down = run?;
         }
     }
 }

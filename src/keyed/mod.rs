@@ -469,13 +469,6 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
         self.core.shrink_to_fit();
     }
 
-    /// Bytes the collection holds in its key table and pruning ledger (its
-    /// leaves aside: they follow the entries, a leaf per 16 to 64 of them).
-    #[doc(hidden)]
-    pub fn table_bytes(&self) -> usize {
-        self.core.book().allocated() + self.core.ledger_bytes()
-    }
-
     /// The number of keys.
     ///
     /// ```

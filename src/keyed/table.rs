@@ -192,6 +192,7 @@ impl KeyTable {
     }
 
     /// Bytes allocated.
+    #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
         let chunks = self.dense.iter().flatten().count();
         self.dense.capacity() * core::mem::size_of::<Option<Box<[u32; CHUNK]>>>()

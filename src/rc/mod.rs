@@ -509,6 +509,14 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
         self.decided = Vec::new();
     }
 
+    /// Makes pruning behave as if `walks` counting traversals had found a
+    /// bucket waiting all along (tests of long runs; the `check` feature).
+    #[cfg(feature = "check")]
+    #[doc(hidden)]
+    pub fn pretend_walks(&mut self, walks: u64) {
+        self.core.0.pretend_walks(walks);
+    }
+
     /// Checks every invariant, and that each object knows where it is (the
     /// `check` feature, for tests and fuzzing).
     #[cfg(feature = "check")]
