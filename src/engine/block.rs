@@ -272,6 +272,9 @@ mod tests {
         fn get(slot: &u32) -> &u32 {
             slot
         }
+        fn peek(slot: &u32) -> Option<&u32> {
+            Some(slot)
+        }
         fn same(&self, other: &u32) -> bool {
             self == other
         }

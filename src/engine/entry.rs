@@ -27,6 +27,10 @@ pub(crate) trait Entry: Sized {
     /// The entry in a slot that holds one.
     fn get(slot: &Self::Slot) -> &Self;
 
+    /// The entry in a slot, if it holds one (a slot an entry was taken out
+    /// of may still hold a copy of it: keys are `Copy`).
+    fn peek(slot: &Self::Slot) -> Option<&Self>;
+
     /// Whether the two are the same entry (equal keys, or the same object).
     fn same(&self, other: &Self) -> bool;
 

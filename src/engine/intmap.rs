@@ -193,19 +193,29 @@ impl<K: IntKey> IntMap<K> {
     pub(crate) fn insert(&mut self, key: K, value: u32) {
         let stored = value + OFFSET;
         self.move_some();
-        if let Some(slot) = self.table.find(key) {
-            self.table.values[slot] = stored;
-            return;
+        if (self.len + 1) * 2 > self.table.slots() {
+            self.grow();
         }
-        if let Some(slot) = self.old.find(key) {
-            self.old.values[slot] = MOVED;
+        // One probe: the key's slot, or the free slot that ends its probe.
+        let mask = self.table.slots() - 1;
+        let mut slot = self.table.home(key);
+        loop {
+            match self.table.values[slot] {
+                FREE => break,
+                value if value != MOVED && self.table.keys[slot] == key => {
+                    self.table.values[slot] = stored;
+                    return;
+                }
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+        if let Some(old) = self.old.find(key) {
+            self.old.values[old] = MOVED;
         } else {
             self.len += 1;
         }
-        if self.len * 2 > self.table.slots() {
-            self.grow();
-        }
-        self.table.put(key, stored);
+        self.table.keys[slot] = key;
+        self.table.values[slot] = stored;
     }
 
     /// Removes `key`, returning its value.

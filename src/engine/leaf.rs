@@ -42,9 +42,11 @@ pub(crate) struct Leaf<E: Entry> {
     /// The neighbouring leaves of the chain, or `NONE`.
     pub(crate) prev: u32,
     pub(crate) next: u32,
-    /// The inner node above, in the tree chain; `NONE` in the level chain
-    /// and for the tree's root.
+    /// The inner node above; `NONE` for the tree's root.
     pub(crate) parent: u32,
+    /// Slots whose entries a batch took out, to be closed when it has taken
+    /// all it takes (zero between operations).
+    pub(crate) dead: u64,
 }
 
 impl<E: Entry> Leaf<E> {
@@ -57,6 +59,7 @@ impl<E: Entry> Leaf<E> {
             prev: NONE,
             next: NONE,
             parent: NONE,
+            dead: 0,
         }
     }
 
@@ -163,6 +166,45 @@ impl<E: Entry> Leaf<E> {
         self.len = 0;
     }
 
+    /// Moves the entry at `from` to `to`, past the end or freed: for a
+    /// merge that fills a leaf from the back.
+    pub(crate) fn move_within(&mut self, from: usize, to: usize) {
+        self.items.swap(from, to);
+        self.zs[to] = self.zs[from];
+    }
+
+    /// Puts an entry in slot `slot`, past the end or freed: for a merge
+    /// that fills a leaf from the back (which sets the length when done).
+    pub(crate) fn set(&mut self, slot: usize, z: i32, entry: E) {
+        self.items[slot] = entry.into_slot();
+        self.zs[slot] = z;
+    }
+
+    /// Closes the holes the `dead` slots left: the other entries move down,
+    /// in order (their places are hints: nothing to report).
+    pub(crate) fn close_dead(&mut self) {
+        let first = self.dead.trailing_zeros() as usize;
+        let mut to = first;
+        for from in first..self.len {
+            if self.dead & (1 << from) != 0 {
+                continue;
+            }
+            if from != to {
+                self.items.swap(from, to);
+                self.zs[to] = self.zs[from];
+            }
+            to += 1;
+        }
+        self.zs[to..self.len].fill(FILL);
+        self.len = to;
+        self.dead = 0;
+    }
+
+    /// Whether an entry has Z bits `z`.
+    pub(crate) fn holds_z(&self, z: i32) -> bool {
+        self.rank(z) > self.count_below(i64::from(z))
+    }
+
     /// Puts an entry after the last one; the leaf must not be full, and
     /// `z` must be at or above every Z in it.
     pub(crate) fn push(&mut self, z: i32, entry: E) {
@@ -177,10 +219,11 @@ impl<E: Entry> Leaf<E> {
     /// removal before it shifts it), then everywhere.
     #[inline]
     pub(crate) fn find(&self, hint: usize, is: impl Fn(&E) -> bool) -> Option<usize> {
+        let holds = |slot: &E::Slot| E::peek(slot).is_some_and(&is);
         let near = [hint, hint + 1, hint.wrapping_sub(1)];
         if let Some(slot) = near
             .into_iter()
-            .find(|&slot| slot < self.len && is(self.get(slot)))
+            .find(|&slot| slot < self.len && holds(&self.items[slot]))
         {
             return Some(slot);
         }
@@ -190,8 +233,8 @@ impl<E: Entry> Leaf<E> {
             .chunks(8)
             .enumerate()
             .find_map(|(chunk, slots)| {
-                let any = slots.iter().fold(false, |any, slot| any | is(E::get(slot)));
-                any.then(|| chunk * 8 + slots.iter().position(|slot| is(E::get(slot))).unwrap_or(0))
+                let any = slots.iter().fold(false, |any, slot| any | holds(slot));
+                any.then(|| chunk * 8 + slots.iter().position(holds).unwrap_or(0))
             })
     }
 

@@ -222,9 +222,23 @@ impl Ledger {
             self.live += 1;
         }
         if !closed.is_empty() {
+            self.live -= closed.len();
+            // The cap prunes the longest-waiting beyond it: the buckets
+            // already waiting first, then these in order. Those of these it
+            // would prune at once get no record.
+            let cap = MIN_CAP.max(self.live);
+            let excess = (*self.unpruned.get_mut() + closed.len()).saturating_sub(cap);
+            let older = excess.min(*self.unpruned.get_mut());
+            for _ in 0..older {
+                while self.groups.front().is_some_and(|group| group.waiting == 0) {
+                    self.groups.pop_front();
+                }
+                let group = self.groups.front().expect("an unpruned bucket waits");
+                self.stop_waiting(group.first);
+            }
             let since = self.base;
-            for &z in closed {
-                self.live -= 1;
+            let waiting = &closed[excess - older..];
+            for &z in waiting {
                 let id = self.new_record(z, since);
                 match self.groups.back_mut() {
                     Some(group) if group.at == since => {
@@ -242,15 +256,8 @@ impl Ledger {
             }
             // Mutations hold the ledger exclusively: plain reads and
             // writes of the counter, no atomic read-modify-write.
-            *self.unpruned.get_mut() += closed.len();
-            // The cap: prune the longest-waiting beyond it.
-            while *self.unpruned.get_mut() > MIN_CAP.max(self.live) {
-                while self.groups.front().is_some_and(|group| group.waiting == 0) {
-                    self.groups.pop_front();
-                }
-                let group = self.groups.front().expect("an unpruned bucket waits");
-                self.stop_waiting(group.first);
-            }
+            *self.unpruned.get_mut() += waiting.len();
+            debug_assert!(*self.unpruned.get_mut() <= cap);
         }
         self.reclaim(closed.len() + RECLAIM_PER_CALL);
     }

@@ -117,9 +117,11 @@ struct Scratch<E> {
     /// The entries to file, in call order (a later step for the same entry
     /// takes over its earlier one, leaving `None`), with their Z.
     pending: Vec<(I16F16, Option<E>)>,
-    /// The tree's share of them, then sorted by Z.
-    tree: Vec<(i32, E)>,
+    /// The tree's share of them, keyed by Z then call order, then sorted.
+    tree: Vec<(u64, E)>,
     merge: Vec<(i32, E, bool)>,
+    /// The tree leaves the batch took entries out of.
+    touched: Vec<u32>,
     opened: Vec<i32>,
     closed: Vec<i32>,
 }
@@ -130,6 +132,7 @@ impl<E> Scratch<E> {
             pending: Vec::new(),
             tree: Vec::new(),
             merge: Vec::new(),
+            touched: Vec::new(),
             opened: Vec::new(),
             closed: Vec::new(),
         }
@@ -365,6 +368,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         let result = self.apply_with(&mut steps, released, &mut scratch);
         scratch.pending.clear();
         scratch.tree.clear();
+        scratch.touched.clear();
         scratch.opened.clear();
         scratch.closed.clear();
         self.scratch = scratch;
@@ -382,6 +386,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             pending,
             tree,
             merge,
+            touched,
             opened,
             closed,
         } = scratch;
@@ -416,10 +421,15 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     earlier.take()
                 }
                 Some(Spot::Leaf { .. }) => match self.find(place, |held| held.same(&entry)) {
+                    // Out of the tree without closing the hole, so the
+                    // places of the entries the batch still looks up stay
+                    // exact.
                     Some(at) => {
-                        let (held, _, gone) = self.take(at);
-                        closed.extend(gone);
-                        Some(held)
+                        self.len -= 1;
+                        Some(match at.chain {
+                            Chain::Levels => self.levels.remove(at.leaf, at.slot, &mut self.book).0,
+                            Chain::Tree => self.tree.take_later(at.leaf, at.slot, touched).0,
+                        })
                     }
                     None if self.book_holds_other(place) => {
                         released.push(entry);
@@ -450,20 +460,28 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 (None, None) => released.push(entry),
             }
         }
-        // File: the levels in call order, the tree's share in one merge.
-        for (z, entry) in pending.drain(..) {
+        self.tree.settle_taken(touched, closed, &mut self.book);
+        // File: the levels in call order, the tree's share in one merge,
+        // sorted by Z then call order.
+        for (order, (z, entry)) in pending.drain(..).enumerate() {
             let Some(entry) = entry else { continue };
             self.len += 1;
             match self.target(z).expect("checked") {
                 Target::Bucket(bucket, bits) => {
                     self.levels.insert(bits, bucket, entry, &mut self.book);
                 }
-                Target::Tree(bits) => tree.push((bits, entry)),
+                Target::Tree(bits) => {
+                    let key = (u64::from(bits as u32 ^ 0x8000_0000) << 32) | order as u64;
+                    tree.push((key, entry));
+                }
             }
         }
-        tree.sort_by_key(|&(z, _)| z);
+        tree.sort_unstable_by_key(|&(key, _)| key);
+        let items = tree
+            .drain(..)
+            .map(|(key, entry)| (((key >> 32) as u32 ^ 0x8000_0000) as i32, entry));
         self.tree
-            .insert_sorted(tree.drain(..), &mut self.book, opened, merge);
+            .insert_sorted(items, &mut self.book, opened, merge);
         // Pruning sees one operation: a run emptied and refilled by it never
         // waited.
         closed.sort_unstable();

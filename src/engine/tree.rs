@@ -345,13 +345,118 @@ impl<E: Entry> Tree<E> {
         let before = before_here.or_else(|| (prev != NONE).then(|| self.last_z(prev)));
         let after = after_here.or_else(|| (next != NONE).then(|| self.leaves.get(next).z(0)));
         let run_gone = before != Some(z) && after != Some(z);
-        self.rebalance_leaf(leaf, book);
+        let _ = self.rebalance_leaf(leaf, book);
         Removed { entry, z, run_gone }
     }
 
+    /// Takes the entry at `slot` of `leaf` out for a batch, leaving its
+    /// slot dead: nothing shifts, so the places of the other entries stay
+    /// exact while the batch looks them up. `touched` hears of each leaf
+    /// the first time. [`settle_taken`](Self::settle_taken) closes the
+    /// holes.
+    pub(crate) fn take_later(
+        &mut self,
+        leaf: u32,
+        slot: usize,
+        touched: &mut Vec<u32>,
+    ) -> (E, i32) {
+        let leaf_ref = self.leaves.get_mut(leaf);
+        if leaf_ref.dead == 0 {
+            touched.push(leaf);
+        }
+        leaf_ref.dead |= 1 << slot;
+        let z = leaf_ref.z(slot);
+        (leaf_ref.take_at(slot), z)
+    }
+
+    /// Closes the holes a batch left in the `touched` leaves, pushes the Z
+    /// of every run now gone onto `closed` (each once), and restores the
+    /// leaves' fill. One pass over the leaves the batch touched.
+    pub(crate) fn settle_taken<B: Book<E>>(
+        &mut self,
+        touched: &mut Vec<u32>,
+        closed: &mut Vec<i32>,
+        book: &mut B,
+    ) {
+        // Close every leaf first; note the Z values taken whose run has no
+        // entry left in the leaf. Such a run may go on in the leaves before
+        // or after only if no entry left in the leaf lies beyond it, and
+        // only for the leaf's first such Z backward and its last forward
+        // (the runs of one Z are contiguous): the others are gone.
+        let mut maybe_on: Vec<i32> = Vec::new();
+        for &leaf in touched.iter() {
+            let leaf_ref = self.leaves.get_mut(leaf);
+            let mut dead = leaf_ref.dead;
+            let mut taken = [0; LEAF_SLOTS];
+            let mut count = 0;
+            while dead != 0 {
+                let slot = dead.trailing_zeros() as usize;
+                dead &= dead - 1;
+                let z = leaf_ref.z(slot);
+                if count == 0 || taken[count - 1] != z {
+                    taken[count] = z;
+                    count += 1;
+                }
+            }
+            leaf_ref.close_dead();
+            let mut gone = 0;
+            for i in 0..count {
+                if !leaf_ref.holds_z(taken[i]) {
+                    taken[gone] = taken[i];
+                    gone += 1;
+                }
+            }
+            let count = gone;
+            for (i, &z) in taken[..count].iter().enumerate() {
+                let back = i == 0 && (leaf_ref.len == 0 || leaf_ref.z(0) > z);
+                let ahead =
+                    i + 1 == count && (leaf_ref.len == 0 || leaf_ref.z(leaf_ref.len - 1) < z);
+                if back || ahead {
+                    maybe_on.push(z);
+                } else {
+                    closed.push(z);
+                }
+            }
+        }
+        // Refill what is under its fill: a merge's survivor may still be
+        // (two emptied siblings), so again until it is not.
+        for mut leaf in touched.drain(..) {
+            while self
+                .leaves
+                .get_checked(leaf)
+                .is_some_and(|l| l.len < MIN_FILL)
+            {
+                match self.rebalance_leaf(leaf, book) {
+                    Some(survivor) => leaf = survivor,
+                    None => break,
+                }
+            }
+        }
+        // No leaf is empty now: one descent tells whether a run goes on.
+        for z in maybe_on {
+            if !self.holds(z) {
+                closed.push(z);
+            }
+        }
+        closed.sort_unstable();
+        closed.dedup();
+    }
+
+    /// Whether an entry has Z bits `z` (no leaf may be empty).
+    fn holds(&self, z: i32) -> bool {
+        if self.root == NONE {
+            return false;
+        }
+        let (leaf, _) = self.descend(z);
+        let leaf = self.leaves.get(leaf);
+        // Entries at `z` are in the leaf found, or end the one before.
+        leaf.holds_z(z) || (leaf.prev != NONE && self.last_z(leaf.prev) == z)
+    }
+
     /// Restores the fill of `leaf` after a removal: a leaf under
-    /// [`MIN_FILL`] takes entries from a sibling or merges with it.
-    fn rebalance_leaf<B: Book<E>>(&mut self, leaf: u32, book: &mut B) {
+    /// [`MIN_FILL`] takes entries from a sibling or merges with it. Returns
+    /// the leaf that holds both after a merge.
+    fn rebalance_leaf<B: Book<E>>(&mut self, leaf: u32, book: &mut B) -> Option<u32> {
         let leaf_ref = self.leaves.get(leaf);
         let parent = leaf_ref.parent;
         if parent == NONE {
@@ -359,10 +464,10 @@ impl<E: Entry> Tree<E> {
                 self.leaves.free(leaf);
                 (self.root, self.first, self.last, self.height) = (NONE, NONE, NONE, 0);
             }
-            return;
+            return None;
         }
         if leaf_ref.len >= MIN_FILL {
-            return;
+            return None;
         }
         let parent_ref = self.inners.get(parent);
         let index = parent_ref.index_of(leaf);
@@ -387,7 +492,7 @@ impl<E: Entry> Tree<E> {
             self.leaves.free(right);
             self.inners.get_mut(parent).remove(right_index);
             self.rebalance_inner(parent);
-            return;
+            return Some(left);
         }
         // Share evenly: entries cross the bound between the two.
         let keep = total / 2;
@@ -402,6 +507,7 @@ impl<E: Entry> Tree<E> {
         }
         let low = right_ref.z(0);
         self.inners.get_mut(parent).lows[right_index] = low;
+        None
     }
 
     /// Restores the fill of inner node `node` after it lost a child.
@@ -536,8 +642,10 @@ impl<E: Entry> Tree<E> {
         }
     }
 
-    /// Merges `incoming` (sorted, all within `leaf`'s bounds) into `leaf`,
-    /// splitting it into as many leaves as needed.
+    /// Merges `incoming` (sorted, all within `leaf`'s bounds) into `leaf`:
+    /// in place if they fit (the leaf's own entries move up to make room,
+    /// from the back), else through `scratch` into as many leaves as
+    /// needed.
     fn merge_into<B: Book<E>>(
         &mut self,
         leaf: u32,
@@ -546,26 +654,51 @@ impl<E: Entry> Tree<E> {
         opened: &mut Vec<i32>,
         scratch: &mut Vec<(i32, E, bool)>,
     ) {
-        // The merged entries, each with whether it is new: the leaf's own
-        // entries come before new ones at the same Z. A new entry opens a
-        // run unless the entry before it (maybe the previous leaf's last)
-        // has its Z.
+        scratch.clear();
+        scratch.extend(incoming.map(|(z, entry)| (z, entry, true)));
+        // A new entry opens a run unless the entry before it (the leaf's
+        // own at its Z, which come first, or the previous leaf's last) has
+        // its Z.
         let prev = self.leaves.get(leaf).prev;
         let mut before = (prev != NONE).then(|| self.last_z(prev));
-        scratch.clear();
         let leaf_ref = self.leaves.get_mut(leaf);
         let own = leaf_ref.len;
-        let mut taken = 0;
-        for (z, entry) in incoming {
-            while taken < own && leaf_ref.z(taken) <= z {
-                before = Some(leaf_ref.z(taken));
-                scratch.push((leaf_ref.z(taken), leaf_ref.take_at(taken), false));
-                taken += 1;
+        let mut seen = 0;
+        for &(z, _, _) in scratch.iter() {
+            while seen < own && leaf_ref.z(seen) <= z {
+                before = Some(leaf_ref.z(seen));
+                seen += 1;
             }
             if before != Some(z) {
                 opened.push(z);
             }
             before = Some(z);
+        }
+        let new = scratch.len();
+        if own + new <= LEAF_SLOTS {
+            let mut from = own;
+            let mut to = own + new;
+            while let Some((z, entry, _)) = scratch.pop() {
+                while from > 0 && leaf_ref.z(from - 1) > z {
+                    from -= 1;
+                    to -= 1;
+                    leaf_ref.move_within(from, to);
+                }
+                to -= 1;
+                leaf_ref.set(to, z, entry);
+                book.set(leaf_ref.get(to), Self::place(leaf, to));
+            }
+            leaf_ref.len = own + new;
+            return;
+        }
+        // Too many for one leaf: every entry, merged, into as many.
+        let incoming = core::mem::take(scratch);
+        let mut taken = 0;
+        for (z, entry, _) in incoming {
+            while taken < own && leaf_ref.z(taken) <= z {
+                scratch.push((leaf_ref.z(taken), leaf_ref.take_at(taken), false));
+                taken += 1;
+            }
             scratch.push((z, entry, true));
         }
         while taken < own {
@@ -573,14 +706,10 @@ impl<E: Entry> Tree<E> {
             taken += 1;
         }
         leaf_ref.forget_all();
-        // Back into the leaf, and into new leaves after it if they do not
-        // fit: the leaf's own entries that stay keep their places.
+        // Back into the leaf, and into new leaves after it: the leaf's own
+        // entries that stay keep their places.
         let total = scratch.len();
-        let pieces = if total <= LEAF_SLOTS {
-            1
-        } else {
-            total.div_ceil(BATCH_FILL)
-        };
+        let pieces = total.div_ceil(BATCH_FILL);
         let mut entries = scratch.drain(..);
         let mut target = leaf;
         for piece in 0..pieces {

@@ -147,6 +147,11 @@ impl<K: ZKey> Entry for Keyed<K> {
     }
 
     #[inline]
+    fn peek(slot: &Keyed<K>) -> Option<&Keyed<K>> {
+        Some(slot)
+    }
+
+    #[inline]
     fn same(&self, other: &Keyed<K>) -> bool {
         self.0 == other.0
     }

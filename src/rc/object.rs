@@ -308,6 +308,11 @@ impl<T: ?Sized> Entry for Rc<ZObject<T>> {
     }
 
     #[inline]
+    fn peek(slot: &Self::Slot) -> Option<&Self> {
+        slot.as_ref()
+    }
+
+    #[inline]
     fn same(&self, other: &Self) -> bool {
         core::ptr::addr_eq(Rc::as_ptr(self), Rc::as_ptr(other))
     }
