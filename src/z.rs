@@ -39,7 +39,7 @@ pub(crate) fn optimized_level(z: I16F16, max_level: u16) -> Option<usize> {
 }
 
 /// The Z of natural level `level`.
-#[inline]
+#[cfg(any(test, feature = "check"))]
 pub(crate) fn level_z(level: usize) -> I16F16 {
     I16F16::from_bits((level as i32) << I16F16::FRAC_NBITS)
 }

@@ -39,10 +39,23 @@ pub(crate) fn highest(mask: Mask) -> usize {
     Mask::BITS as usize - 1 - mask.leading_zeros() as usize
 }
 
+/// An entry a block operation moved: its Z bits, the slot it left (in the
+/// other block of a two-block operation if `across`), and the slot it took.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Moved {
+    pub(crate) z: i32,
+    pub(crate) from: usize,
+    pub(crate) to: usize,
+    pub(crate) across: bool,
+}
+
 /// A run of slots of the level chain.
 pub(crate) struct Block<E: Entry> {
     /// Which slots hold an entry.
     pub(crate) occupied: Mask,
+    /// How many (the bits of `occupied`, kept apart: counting bits is
+    /// slow on CPUs without a population count instruction).
+    len: u32,
     /// The neighbouring blocks of the chain, or `NONE`.
     pub(crate) prev: u32,
     pub(crate) next: u32,
@@ -56,6 +69,7 @@ impl<E: Entry> Block<E> {
     pub(crate) fn new(template: &E) -> Self {
         Block {
             occupied: 0,
+            len: 0,
             prev: NONE,
             next: NONE,
             zs: [i32::MAX; BLOCK_SLOTS],
@@ -74,7 +88,8 @@ impl<E: Entry> Block<E> {
     /// Entries in the block.
     #[inline]
     pub(crate) fn count(&self) -> usize {
-        self.occupied.count_ones() as usize
+        debug_assert_eq!(self.len, self.occupied.count_ones());
+        self.len as usize
     }
 
     #[inline]
@@ -100,11 +115,6 @@ impl<E: Entry> Block<E> {
         self.zs[slot]
     }
 
-    /// The Z bits of the last entry (the block holds one).
-    pub(crate) fn last_z(&self) -> i32 {
-        self.zs[highest(self.occupied)]
-    }
-
     /// The slots (occupied or not) whose Z bits are below `bound`: a
     /// prefix, since the Z array is non-decreasing.
     #[inline]
@@ -115,30 +125,16 @@ impl<E: Entry> Block<E> {
         !from(count(&self.zs, |v| v < bound)) & ALL
     }
 
-    /// The occupied slots whose Z bits are `z`.
-    #[inline]
-    pub(crate) fn at(&self, z: i32) -> Mask {
-        self.below(i64::from(z) + 1) & !self.below(i64::from(z)) & self.occupied
-    }
-
-    /// Where an entry at `z` goes: one past the last entry at or below `z`.
-    #[inline]
-    pub(crate) fn position(&self, z: i32) -> usize {
-        match self.occupied & self.below(i64::from(z) + 1) {
-            0 => 0,
-            le => highest(le) + 1,
-        }
-    }
-
     /// Puts `entry` in the free `slot`, which lies between the entries at
     /// or below `z` and those above it; the free slots around it take
     /// values that keep the Z array non-decreasing.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put(&mut self, slot: usize, z: i32, entry: E) {
         debug_assert!(self.occupied & (1 << slot) == 0);
         self.items[slot] = entry.into_slot();
         self.zs[slot] = z;
         self.occupied |= 1 << slot;
+        self.len += 1;
         let free = |i: usize| self.occupied & (1 << i) == 0;
         let mut i = slot;
         while i > 0 && free(i - 1) && self.zs[i - 1] > z {
@@ -157,33 +153,37 @@ impl<E: Entry> Block<E> {
     pub(crate) fn take(&mut self, slot: usize) -> (i32, E) {
         debug_assert!(self.occupied & (1 << slot) != 0);
         self.occupied &= !(1 << slot);
+        self.len -= 1;
         (self.zs[slot], E::take(&mut self.items[slot]))
-    }
-
-    /// Moves the entry in `from` to the free slot `to`, reporting it.
-    #[inline]
-    fn shift(&mut self, from: usize, to: usize, moved: &mut impl FnMut(&E, usize)) {
-        let (z, entry) = self.take(from);
-        self.put(to, z, entry);
-        moved(self.get(to), to);
     }
 
     /// Frees `slot`, occupied, by moving it and the occupied slots after
     /// it one slot up, up to the first free slot above (there must be one).
-    pub(crate) fn open_up(&mut self, slot: usize, moved: &mut impl FnMut(&E, usize)) {
+    pub(crate) fn open_up(&mut self, slot: usize, moved: &mut impl FnMut(&E, Moved)) {
         let free = (!self.occupied & from(slot)).trailing_zeros() as usize;
-        for to in (slot + 1..=free).rev() {
-            self.shift(to - 1, to, moved);
+        debug_assert!(free < BLOCK_SLOTS);
+        E::shift_up(&mut self.items[slot..=free]);
+        // The freed slot keeps the Z of the entry now after it.
+        self.zs.copy_within(slot..free, slot + 1);
+        self.occupied = (self.occupied | 1 << free) & !(1 << slot);
+        for to in slot + 1..=free {
+            self.report(to - 1, to, moved);
         }
     }
 
-    /// Frees `slot - 1`... by moving the occupied slots before `slot`, down
-    /// to the last free slot below, one slot down (there must be one): the
-    /// free slot is then `slot - 1`.
-    pub(crate) fn open_down(&mut self, slot: usize, moved: &mut impl FnMut(&E, usize)) {
+    /// Frees `slot - 1` by moving the occupied slots before `slot`, down
+    /// to the last free slot below, one slot down (there must be one).
+    pub(crate) fn open_down(&mut self, slot: usize, moved: &mut impl FnMut(&E, Moved)) {
         let free = highest(!self.occupied & !from(slot) & ALL);
+        if free + 1 == slot {
+            return;
+        }
+        E::shift_down(&mut self.items[free..slot]);
+        // The freed slot keeps the Z of the entry now before it.
+        self.zs.copy_within(free + 1..slot, free);
+        self.occupied = (self.occupied | 1 << free) & !(1 << (slot - 1));
         for to in free..slot - 1 {
-            self.shift(to + 1, to, moved);
+            self.report(to + 1, to, moved);
         }
     }
 
@@ -194,13 +194,192 @@ impl<E: Entry> Block<E> {
         (free & from(slot), free & !from(slot))
     }
 
+    /// One past the last occupied slot (0 if none).
+    #[inline]
+    pub(crate) fn end(&self) -> usize {
+        match self.occupied {
+            0 => 0,
+            bits => highest(bits) + 1,
+        }
+    }
+
+    /// The first occupied slot ([`BLOCK_SLOTS`] if none).
+    #[inline]
+    pub(crate) fn start(&self) -> usize {
+        (self.occupied.trailing_zeros() as usize).min(BLOCK_SLOTS)
+    }
+
+    /// Reports the entry that moved from `from` to `to` in this block.
+    #[inline]
+    fn report(&self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
+        let z = self.zs[to];
+        moved(
+            self.get(to),
+            Moved {
+                z,
+                from,
+                to,
+                across: false,
+            },
+        );
+    }
+
+    /// Moves the entry in `from` to the free slot `to` of this block.
+    #[inline]
+    fn move_within(&mut self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
+        let (z, entry) = self.take(from);
+        self.put(to, z, entry);
+        self.report(from, to, moved);
+    }
+
+    /// Moves the entry in `from` to the free slot `to` of `into`.
+    #[inline]
+    fn move_to(
+        &mut self,
+        from: usize,
+        into: &mut Self,
+        to: usize,
+        moved: &mut impl FnMut(&E, Moved),
+    ) {
+        let (z, entry) = self.take(from);
+        into.put(to, z, entry);
+        moved(
+            into.get(to),
+            Moved {
+                z,
+                from,
+                to,
+                across: true,
+            },
+        );
+    }
+
+    /// Packs the entries to the front (slots `0..count`), in order.
+    fn pack_front(&mut self, moved: &mut impl FnMut(&E, Moved)) {
+        let settled = self.occupied.trailing_ones() as usize;
+        let mut bits = self.occupied & from(settled);
+        let mut to = settled;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            self.move_within(slot, to, moved);
+            to += 1;
+        }
+    }
+
+    /// Packs the entries to the back (slots `BLOCK_SLOTS - count..`), in
+    /// order.
+    fn pack_back(&mut self, moved: &mut impl FnMut(&E, Moved)) {
+        let mut bits = self.occupied;
+        let mut to = BLOCK_SLOTS;
+        while bits != 0 {
+            let slot = highest(bits);
+            bits &= !(1 << slot);
+            to -= 1;
+            if slot != to {
+                self.move_within(slot, to, moved);
+            }
+        }
+    }
+
+    /// Entries a merge moves if `self` takes in `right`, the next block,
+    /// after its own entries (and one if `right` takes in `self`, before
+    /// its own): the cheaper one is the one to do.
+    pub(crate) fn merge_costs(&self, right: &Self) -> (usize, usize) {
+        let (count, right_count) = (self.count(), right.count());
+        let keep_left = right_count
+            + if BLOCK_SLOTS - self.end() < right_count {
+                count - self.occupied.trailing_ones() as usize
+            } else {
+                0
+            };
+        let packed_back = (right.occupied << (Mask::BITS as usize - BLOCK_SLOTS)).leading_ones();
+        let keep_right = count
+            + if right.start() < count {
+                right_count - packed_back as usize
+            } else {
+                0
+            };
+        (keep_left, keep_right)
+    }
+
+    /// Takes in every entry of `right`, the next block, after its own
+    /// entries, reporting each entry that moves. Together they hold at most
+    /// [`BLOCK_SLOTS`].
+    pub(crate) fn absorb_next(&mut self, right: &mut Self, moved: &mut impl FnMut(&E, Moved)) {
+        debug_assert!(self.count() + right.count() <= BLOCK_SLOTS);
+        if BLOCK_SLOTS - self.end() < right.count() {
+            self.pack_front(moved);
+        }
+        let mut to = self.end();
+        let mut bits = right.occupied;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            right.move_to(slot, self, to, moved);
+            to += 1;
+        }
+    }
+
+    /// Takes in the entries of `left`, the previous block, from its slot
+    /// `from_slot` on, before its own entries, reporting each entry that
+    /// moves. Together they hold at most [`BLOCK_SLOTS`].
+    pub(crate) fn absorb_prev(
+        &mut self,
+        left: &mut Self,
+        from_slot: usize,
+        moved: &mut impl FnMut(&E, Moved),
+    ) {
+        let mut bits = left.occupied & from(from_slot);
+        let incoming = bits.count_ones() as usize;
+        debug_assert!(self.count() + incoming <= BLOCK_SLOTS);
+        if self.start() < incoming {
+            self.pack_back(moved);
+        }
+        let mut to = self.start();
+        while bits != 0 {
+            let slot = highest(bits);
+            bits &= !(1 << slot);
+            to -= 1;
+            left.move_to(slot, self, to, moved);
+        }
+    }
+
+    /// Moves the entries before `slot` to the front and those from `slot`
+    /// on to the back, so every free slot (there must be one) lies between
+    /// them, and returns the first: room for this insertion and the next
+    /// ones at the same place.
+    pub(crate) fn open_gap(&mut self, slot: usize, moved: &mut impl FnMut(&E, Moved)) -> usize {
+        let mut bits = self.occupied & !from(slot);
+        let mut to = bits.trailing_ones() as usize;
+        bits &= from(to);
+        while bits != 0 {
+            let from = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            self.move_within(from, to, moved);
+            to += 1;
+        }
+        let gap = to;
+        let mut bits = self.occupied & from(slot);
+        let mut to = BLOCK_SLOTS;
+        while bits != 0 {
+            let from = highest(bits);
+            bits &= !(1 << from);
+            to -= 1;
+            if from != to {
+                self.move_within(from, to, moved);
+            }
+        }
+        gap
+    }
+
     /// Moves every entry of `self` at slot `from_slot` or later to `into`,
     /// an empty block, packed from its slot 0, in order.
     pub(crate) fn split_off(
         &mut self,
         from_slot: usize,
         into: &mut Block<E>,
-        mut moved: impl FnMut(&E, usize),
+        moved: &mut impl FnMut(&E, Moved),
     ) {
         debug_assert_eq!(into.occupied, 0);
         let mut bits = self.occupied & from(from_slot);
@@ -208,35 +387,7 @@ impl<E: Entry> Block<E> {
         while bits != 0 {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let (z, entry) = self.take(slot);
-            into.put(to, z, entry);
-            moved(into.get(to), to);
-            to += 1;
-        }
-    }
-
-    /// Takes in every entry of `right`, the next block: the entries of
-    /// both are packed from slot 0, in order, and each that changed slot or
-    /// block is reported. Together they hold at most [`BLOCK_SLOTS`].
-    pub(crate) fn absorb(&mut self, right: &mut Block<E>, mut moved: impl FnMut(&E, usize)) {
-        debug_assert!(self.count() + right.count() <= BLOCK_SLOTS);
-        let mut to = 0;
-        let mut bits = self.occupied;
-        while bits != 0 {
-            let slot = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            if slot != to {
-                self.shift(slot, to, &mut moved);
-            }
-            to += 1;
-        }
-        let mut bits = right.occupied;
-        while bits != 0 {
-            let slot = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let (z, entry) = right.take(slot);
-            self.put(to, z, entry);
-            moved(self.get(to), to);
+            self.move_to(slot, into, to, moved);
             to += 1;
         }
     }
@@ -280,6 +431,19 @@ mod tests {
         }
     }
 
+    impl Block<u32> {
+        fn clone_ids(&self) -> Self {
+            Block {
+                occupied: self.occupied,
+                len: self.len,
+                prev: self.prev,
+                next: self.next,
+                zs: self.zs,
+                items: self.items,
+            }
+        }
+    }
+
     fn ids(block: &Block<u32>) -> Vec<(u32, i32)> {
         let mut bits = block.occupied;
         let mut out = Vec::new();
@@ -292,7 +456,7 @@ mod tests {
     }
 
     #[test]
-    fn shifting_to_the_nearest_hole_keeps_the_order_and_reports_moves() {
+    fn moving_entries_keeps_the_order_and_reports_every_move() {
         let mut block = Block::new(&0);
         for slot in 0..BLOCK_SLOTS {
             block.put(slot, slot as i32 * 10, slot as u32);
@@ -301,32 +465,60 @@ mod tests {
         block.take(BLOCK_SLOTS - 1);
         block.take(0);
         // An entry at 15 goes after 10 (slot 1) and before 20 (slot 2).
-        assert_eq!(block.position(15), 2);
         let mut moves = Vec::new();
-        block.open_up(2, &mut |&id, slot| moves.push((id, slot)));
+        block.open_up(2, &mut |&id, m: Moved| moves.push((id, m.from, m.to)));
         block.put(2, 15, 99);
         assert_eq!(moves.len(), BLOCK_SLOTS - 3, "up to the hole at the end");
+        assert!(
+            moves
+                .iter()
+                .all(|&(id, from, to)| to == from + 1 && id as usize == from)
+        );
         block.check();
         // Now the only hole is slot 0: room comes from below.
-        assert_eq!(block.position(12), 2);
         moves.clear();
-        block.open_down(2, &mut |&id, slot| moves.push((id, slot)));
+        block.open_down(2, &mut |&id, m: Moved| moves.push((id, m.from, m.to)));
         block.put(1, 12, 98);
-        assert_eq!(moves, [(1, 0)]);
+        assert_eq!(moves, [(1, 1, 0)]);
         let order: Vec<i32> = ids(&block).into_iter().map(|(_, z)| z).collect();
         assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
         assert!(block.is_full());
-        // Split off the back half; absorb it again.
-        let mut right = Block::new(&0);
-        block.split_off(BLOCK_SLOTS / 2, &mut right, |_, _| {});
-        assert_eq!(block.count() + right.count(), BLOCK_SLOTS);
-        block.take(0);
-        right.take(0);
-        let before: Vec<_> = ids(&block).into_iter().chain(ids(&right)).collect();
-        block.absorb(&mut right, |_, _| {});
-        assert_eq!(ids(&block), before);
-        assert_eq!(right.occupied, 0);
-        assert_eq!(block.at(block.z(3)), 1 << 3);
-        block.check();
+        // Holes at both ends move to where an entry goes.
+        let mut gapped = block.clone_ids();
+        gapped.take(0);
+        gapped.take(BLOCK_SLOTS - 1);
+        gapped.take(BLOCK_SLOTS - 2);
+        let before = ids(&gapped);
+        let gap = gapped.open_gap(BLOCK_SLOTS / 2, &mut |_, _| {});
+        assert_eq!(gap, BLOCK_SLOTS / 2 - 1);
+        assert_eq!(gapped.occupied, ALL & !(0b111 << gap));
+        assert_eq!(ids(&gapped), before);
+        gapped.check();
+        // Split off the back half; absorb it again, both ways.
+        for keep_left in [true, false] {
+            let mut block = block.clone_ids();
+            let mut right = Block::new(&0);
+            block.split_off(BLOCK_SLOTS / 2, &mut right, &mut |_, _| {});
+            assert_eq!(block.count() + right.count(), BLOCK_SLOTS);
+            block.take(0);
+            right.take(0);
+            block.take(BLOCK_SLOTS / 2 - 1);
+            let before: Vec<_> = ids(&block).into_iter().chain(ids(&right)).collect();
+            let (left_cost, right_cost) = block.merge_costs(&right);
+            let mut moves = 0;
+            let kept = if keep_left {
+                block.absorb_next(&mut right, &mut |_, _| moves += 1);
+                assert_eq!(moves, left_cost);
+                assert_eq!(right.occupied, 0);
+                block
+            } else {
+                right.absorb_prev(&mut block, 0, &mut |_, _| moves += 1);
+                assert_eq!(moves, right_cost);
+                assert_eq!(block.occupied, 0);
+                right
+            };
+            assert_eq!(ids(&kept), before);
+            kept.check();
+        }
     }
 }

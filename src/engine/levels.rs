@@ -1,36 +1,77 @@
 //! The level chain: the entries at the levels `0..=max_level` and, in a
 //! fixed-point core, at the default Z, as one chain of [`Block`]s in
 //! back-to-front order, with the quick-access array of the article: for
-//! each bucket, the block that holds its last entry (its *tail*).
+//! each bucket, the exact place of its last entry (its *last*).
 //!
-//! Filing at a bucket goes to its tail block, right after its last entry;
-//! filing at an empty bucket goes right after the last entry of the
-//! nearest occupied bucket below it, found in the occupancy bitmap (no
-//! other Z lies between two levels in this chain: those live in the tree
-//! chain). There the entry takes the free slot, or the entries between it
-//! and the nearest hole move by one; a full block splits. Taking an entry
-//! out clears its slot, and a block left at most half full merges with a
-//! neighbour when the two fit in one. So every operation touches one block
-//! and at most one neighbour, moves at most [`BLOCK_SLOTS`] entries, and
-//! needs no index: O(1) in the worst case, not on average. A bucket with
-//! many entries has blocks of its own; a few entries of many buckets share
-//! one, so a small collection is walked as one array.
+//! Filing at a bucket goes right after its last entry; filing at an empty
+//! bucket goes right after the last entry of the nearest occupied bucket
+//! below it, found in the occupancy bitmap (no other Z lies between two
+//! levels in this chain: those live in the tree chain). There the entry
+//! takes the free slot; or the entries between it and a hole at most
+//! [`SHIFT`] slots away move by one; or the block's entries move apart so
+//! that all its holes lie there; or, in a full block, the entries after
+//! the place move to the next block or a new one. Taking an entry out
+//! clears its slot, and a block left at most half full merges with a
+//! neighbour at most half full. So every operation touches one block and
+//! at most one neighbour, moves at most [`BLOCK_SLOTS`] entries, and needs
+//! no search: O(1) in the worst case, not on average. A bucket with many
+//! entries has blocks of its own; a few entries of many buckets share one,
+//! so a small collection is walked as one array.
 //!
-//! Invariants: the chain's entries ascend by Z in slot order; `tails[b]`
-//! names the block holding bucket `b`'s last entry, and is empty exactly
-//! when `b` is; the occupancy bitmap marks the buckets that have entries;
-//! no block is empty, and of two neighbouring blocks one is over half full
-//! or together they do not fit in one.
+//! Invariants: the chain's entries ascend by Z in slot order; `lasts[b]`
+//! is the place of bucket `b`'s last entry, and is empty exactly when `b`
+//! is; the occupancy bitmap marks the buckets that have entries; no block
+//! is empty, and of two neighbouring blocks one is over half full.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::block::{ALL, BLOCK_SLOTS, Block, Mask, from, highest};
+use super::block::{ALL, BLOCK_SLOTS, Block, Mask, Moved, from, highest};
 use super::entry::{Book, Entry};
 use super::occupancy::Occupancy;
 use super::place::{Chain, LEAF_IDS, Place};
 use super::pool::{NONE, Pool};
-use crate::z::{DEFAULT_Z, level_z};
+use crate::z::DEFAULT_Z;
+#[cfg(any(test, feature = "check"))]
+use crate::z::level_z;
+
+/// The bucket of an entry at Z bits `z`, which is a level or the default
+/// Z, in a chain of levels `0..=max_level`.
+#[inline]
+fn bucket_of(max_level: usize, z: i32) -> usize {
+    if z == DEFAULT_Z.to_bits() {
+        max_level + 1
+    } else {
+        (z >> 16) as usize
+    }
+}
+
+/// A bucket's last as `lasts` stores it: 0 for none, else its place
+/// packed, plus one (so a collection of 32,768 levels starts from zeroed
+/// memory).
+#[inline]
+fn pack(block: u32, slot: usize) -> u32 {
+    ((block << SLOT_SHIFT) | slot as u32) + 1
+}
+
+const SLOT_SHIFT: u32 = BLOCK_SLOTS.trailing_zeros();
+
+/// After a block operation moved an entry (from block `from` if it came
+/// across, else within `to`) to block `to`: if it was its bucket's last,
+/// the bucket's last follows it.
+#[inline]
+fn follow(lasts: &mut [u32], max_level: usize, from: u32, to: u32, moved: Moved) {
+    let last = &mut lasts[bucket_of(max_level, moved.z)];
+    let from = if moved.across { from } else { to };
+    if *last == pack(from, moved.from) {
+        *last = pack(to, moved.to);
+    }
+}
+
+/// Entries an insertion shifts by one slot, at most, to make room; past
+/// that, it packs the entries around its place so all the free slots of
+/// the block are there, for it and the next insertions at that place.
+const SHIFT: usize = 2;
 
 /// A position in the level chain for a walk: a block, and the occupied
 /// slots of it not yet visited from this end (`block` is `NONE` past the
@@ -51,9 +92,8 @@ impl BlockCursor {
 pub(crate) struct Levels<E: Entry> {
     pub(crate) blocks: Pool<Block<E>>,
     /// For each bucket (the levels, then the default Z if there is its
-    /// bucket), its tail block plus one; 0 for an empty bucket. (Plus one,
-    /// so a collection of 32,768 levels starts from zeroed memory.)
-    tails: Vec<u32>,
+    /// bucket), its last, [packed](pack).
+    lasts: Vec<u32>,
     occupancy: Occupancy,
     pub(crate) first: u32,
     pub(crate) last: u32,
@@ -66,7 +106,7 @@ impl<E: Entry> Levels<E> {
     pub(crate) fn new(max_level: u16, buckets: usize) -> Self {
         Levels {
             blocks: Pool::new(LEAF_IDS),
-            tails: vec![0; buckets],
+            lasts: vec![0; buckets],
             occupancy: Occupancy::new(buckets),
             first: NONE,
             last: NONE,
@@ -76,22 +116,11 @@ impl<E: Entry> Levels<E> {
 
     /// The same buckets, all empty, and no block.
     pub(crate) fn emptied(&self) -> Self {
-        Levels::new(self.max_level as u16, self.tails.len())
-    }
-
-    /// The bucket of an entry at Z bits `z`, which is a level or the
-    /// default Z.
-    #[inline]
-    fn bucket_of(&self, z: i32) -> usize {
-        if z == DEFAULT_Z.to_bits() {
-            self.max_level + 1
-        } else {
-            (z >> 16) as usize
-        }
+        Levels::new(self.max_level as u16, self.lasts.len())
     }
 
     /// The Z bits of bucket `bucket`.
-    #[inline]
+    #[cfg(any(test, feature = "check"))]
     fn z_of(&self, bucket: usize) -> i32 {
         if bucket > self.max_level {
             DEFAULT_Z.to_bits()
@@ -100,14 +129,15 @@ impl<E: Entry> Levels<E> {
         }
     }
 
+    /// The place of the last entry of `bucket`, which has one, as the
+    /// block and the slot after it.
     #[inline]
-    fn tail(&self, bucket: usize) -> u32 {
-        self.tails[bucket].wrapping_sub(1)
-    }
-
-    #[inline]
-    fn set_tail(&mut self, bucket: usize, block: u32) {
-        self.tails[bucket] = block.wrapping_add(1);
+    fn last_of(&self, bucket: usize) -> (u32, usize) {
+        let packed = self.lasts[bucket] - 1;
+        (
+            packed >> SLOT_SHIFT,
+            (packed as usize & (BLOCK_SLOTS - 1)) + 1,
+        )
     }
 
     #[inline]
@@ -150,150 +180,212 @@ impl<E: Entry> Levels<E> {
 
     /// Files `entry` at Z bits `z` of bucket `bucket`, after every entry
     /// at or below `z`. [`has_room`](Self::has_room) must hold for 1.
+    #[inline]
     pub(crate) fn insert<B: Book<E>>(&mut self, z: i32, bucket: usize, entry: E, book: &mut B) {
-        let joins = self.tails[bucket] != 0;
-        let mut block = if joins {
-            self.tail(bucket)
+        let joins = self.lasts[bucket] != 0;
+        let (block, slot) = if joins {
+            self.last_of(bucket)
         } else {
             match self.occupancy.prev_from(bucket) {
-                Some(below) => self.tail(below),
-                None => self.first,
+                Some(below) => self.last_of(below),
+                None if self.first == NONE => {
+                    let block = self.new_block(&entry);
+                    (self.first, self.last) = (block, block);
+                    (block, 0)
+                }
+                None => (self.first, 0),
             }
         };
-        if block == NONE {
-            block = self.new_block(&entry);
-            (self.first, self.last) = (block, block);
-        }
-        let mut slot = self.blocks.get(block).position(z);
-        let block_ref = self.blocks.get(block);
-        // A block this insertion makes, and the block it split, to tidy.
-        let mut made = [NONE; 2];
-        if slot == BLOCK_SLOTS || block_ref.occupied & (1 << slot) != 0 {
-            if block_ref.is_full() && slot == BLOCK_SLOTS {
-                // Past a full block: a new one after it.
-                let next = self.new_block(&entry);
-                self.link_after(block, next);
-                made = [next, NONE];
-                (block, slot) = (next, 0);
-            } else if block_ref.is_full() {
-                // A full block splits where the entry goes.
-                let right = self.new_block(&entry);
-                made = [block, right];
-                let (left_ref, right_ref) = self.blocks.pair_mut(block, right);
-                left_ref.split_off(slot, right_ref, |entry, slot| {
-                    book.set(entry, Place::leaf(Chain::Levels, right, slot));
-                });
-                self.link_after(block, right);
-                self.retail(block, right);
-            } else {
-                // Room from the nearest hole.
-                let (above, below) = block_ref.free_around(slot);
-                let up = (above != 0).then(|| above.trailing_zeros() as usize - slot);
-                let down = (below != 0).then(|| slot - highest(below));
-                let mut moved = |entry: &E, slot| {
-                    book.set(entry, Place::leaf(Chain::Levels, block, slot));
-                };
-                let block_ref = self.blocks.get_mut(block);
-                match (up, down) {
-                    (Some(up), Some(down)) if up <= down => block_ref.open_up(slot, &mut moved),
-                    (Some(_), None) => block_ref.open_up(slot, &mut moved),
-                    _ => {
-                        block_ref.open_down(slot, &mut moved);
-                        slot -= 1;
-                    }
-                }
-            }
-        }
         let block_ref = self.blocks.get_mut(block);
-        block_ref.put(slot, z, entry);
-        book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
-        self.set_tail(bucket, block);
+        if slot < BLOCK_SLOTS && block_ref.occupied & (1 << slot) == 0 {
+            block_ref.put(slot, z, entry);
+            book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
+            self.lasts[bucket] = pack(block, slot);
+        } else {
+            self.insert_with_room(block, slot, z, entry, bucket, book);
+        }
         if !joins {
             self.occupancy.filled(bucket);
         }
-        for block in made {
-            if self.blocks.get_checked(block).is_some() {
-                self.tidy(block, book);
-            }
+    }
+
+    /// The rest of [`insert`](Self::insert) when the entry's place,
+    /// `slot` of `block`, is taken or past the end.
+    #[inline(never)]
+    fn insert_with_room<B: Book<E>>(
+        &mut self,
+        block: u32,
+        slot: usize,
+        z: i32,
+        entry: E,
+        bucket: usize,
+        book: &mut B,
+    ) {
+        let (block, slot, made) = self.make_room(block, slot, &entry, book);
+        let block_ref = self.blocks.get_mut(block);
+        block_ref.put(slot, z, entry);
+        book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
+        self.lasts[bucket] = pack(block, slot);
+        if made != NONE {
+            self.tidy(block, book);
+            self.tidy(made, book);
         }
     }
 
-    /// After entries moved between the neighbouring blocks `left` and
-    /// `right`: every bucket whose tail was one of them gets as its tail
-    /// the later of the two that holds an entry of it.
-    fn retail(&mut self, left: u32, right: u32) {
-        for id in [left, right] {
-            let Some(block) = self.blocks.get_checked(id) else {
-                continue;
+    /// Frees a slot for an entry whose place is `slot` of `block`, which
+    /// is taken or past the end, and returns the block and slot it goes
+    /// to (see the module's introduction for how). The third value is the
+    /// block it made or filled, if any: both are to be tidied once the
+    /// entry is in.
+    fn make_room<B: Book<E>>(
+        &mut self,
+        block: u32,
+        slot: usize,
+        template: &E,
+        book: &mut B,
+    ) -> (u32, usize, u32) {
+        let max_level = self.max_level;
+        let block_ref = self.blocks.get(block);
+        if !block_ref.is_full() {
+            let (above, below) = block_ref.free_around(slot);
+            let up = (above != 0).then(|| above.trailing_zeros() as usize - slot);
+            let down = (below != 0).then(|| slot - highest(below));
+            let lasts = &mut self.lasts;
+            let mut moved = |entry: &E, moved: Moved| {
+                book.set(entry, Place::leaf(Chain::Levels, block, moved.to));
+                follow(lasts, max_level, block, block, moved);
             };
-            let mut bits = block.occupied;
-            while bits != 0 {
-                let slot = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let z = block.z(slot);
-                if bits != 0 && block.z(bits.trailing_zeros() as usize) == z {
-                    continue;
+            let block_ref = self.blocks.get_mut(block);
+            return match (up, down) {
+                (Some(up), down) if up <= SHIFT && down.is_none_or(|down| up <= down) => {
+                    block_ref.open_up(slot, &mut moved);
+                    (block, slot, NONE)
                 }
-                let bucket = self.bucket_of(z);
-                let tail = self.tails[bucket].wrapping_sub(1);
-                if tail == left || tail == right {
-                    self.tails[bucket] = id.wrapping_add(1);
+                (_, Some(down)) if down <= SHIFT => {
+                    block_ref.open_down(slot, &mut moved);
+                    (block, slot - 1, NONE)
                 }
-            }
+                _ => (block, block_ref.open_gap(slot, &mut moved), NONE),
+            };
         }
+        let after = (block_ref.occupied & from(slot)).count_ones() as usize;
+        let next = block_ref.next;
+        if after > 0 && next != NONE && self.blocks.get(next).start() >= after {
+            // The entries from `slot` on fit before those of the next
+            // block: they move there.
+            let (left_ref, right_ref) = self.blocks.pair_mut(block, next);
+            let lasts = &mut self.lasts;
+            right_ref.absorb_prev(left_ref, slot, &mut |entry, moved| {
+                book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
+                follow(lasts, max_level, block, next, moved);
+            });
+            return (block, slot, next);
+        }
+        let next = self.new_block(template);
+        self.link_after(block, next);
+        if slot == BLOCK_SLOTS {
+            // Past a full block: the new one after it.
+            return (next, 0, block);
+        }
+        // The entries from `slot` on go to the new block, so the run the
+        // entry joins ends this block, and later ones do not shift.
+        let (left_ref, right_ref) = self.blocks.pair_mut(block, next);
+        let lasts = &mut self.lasts;
+        left_ref.split_off(slot, right_ref, &mut |entry, moved| {
+            book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
+            follow(lasts, max_level, block, next, moved);
+        });
+        (block, slot, next)
     }
 
     /// Takes the entry at `slot` of `block` out, and returns it with its Z
     /// bits. The slot must hold an entry.
+    #[inline]
     pub(crate) fn remove<B: Book<E>>(&mut self, block: u32, slot: usize, book: &mut B) -> (E, i32) {
-        let (z, entry) = self.blocks.get_mut(block).take(slot);
-        let bucket = self.bucket_of(z);
-        let block_ref = self.blocks.get(block);
-        if self.tail(bucket) == block && block_ref.at(z) == 0 {
-            // That was the bucket's last entry in its tail block: its run
-            // may end in the block before, or be gone.
+        let block_ref = self.blocks.get_mut(block);
+        let (z, entry) = block_ref.take(slot);
+        let count = block_ref.count();
+        let bucket = bucket_of(self.max_level, z);
+        if self.lasts[bucket] == pack(block, slot) {
+            // Its bucket's last entry: the one before it, if any, is the
+            // previous entry of the block or the last of the block before.
+            let below = block_ref.occupied & !from(slot);
             let prev = block_ref.prev;
-            if prev != NONE && self.blocks.get(prev).last_z() == z {
-                self.set_tail(bucket, prev);
+            self.lasts[bucket] = if below != 0 && block_ref.z(highest(below)) == z {
+                pack(block, highest(below))
+            } else if prev != NONE {
+                let prev_ref = self.blocks.get(prev);
+                let end = prev_ref.end();
+                if prev_ref.z(end - 1) == z {
+                    pack(prev, end - 1)
+                } else {
+                    0
+                }
             } else {
-                self.tails[bucket] = 0;
+                0
+            };
+            if self.lasts[bucket] == 0 {
                 self.occupancy.emptied(bucket);
             }
         }
-        self.tidy(block, book);
+        // A block already at most half full has neighbours over half full.
+        if count == BLOCK_SLOTS / 2 || count == 0 {
+            self.merge(block, book);
+        }
         (entry, z)
     }
 
-    /// Keeps the chain dense around `block`, after a removal from it or a
-    /// split that made it: an empty block goes; a block at most half full
-    /// merges with a neighbour when the two fit in one.
+    /// Keeps the chain dense around `block` (if it still exists) after a
+    /// split or insertion that made it: see [`merge`](Self::merge).
+    #[inline]
     fn tidy<B: Book<E>>(&mut self, block: u32, book: &mut B) {
+        match self.blocks.get_checked(block) {
+            Some(block_ref) if block_ref.count() <= BLOCK_SLOTS / 2 => self.merge(block, book),
+            _ => {}
+        }
+    }
+
+    /// Keeps the chain dense around `block`, at most half full: if empty,
+    /// it goes; else it merges with a neighbour at most half full, moving
+    /// as few entries as it can. (So of two neighbouring blocks one stays
+    /// over half full: a removal needs a merge only when its block drops
+    /// to half, and the merged block is then over half full.)
+    #[inline(never)]
+    fn merge<B: Book<E>>(&mut self, block: u32, book: &mut B) {
         let block_ref = self.blocks.get(block);
-        let count = block_ref.count();
-        if count == 0 {
+        if block_ref.count() == 0 {
             self.unlink(block);
             self.blocks.free(block);
             return;
         }
-        if count > BLOCK_SLOTS / 2 {
-            return;
-        }
-        let fits =
-            |other: u32| other != NONE && self.blocks.get(other).count() + count <= BLOCK_SLOTS;
-        let (left, right) = if fits(block_ref.prev) {
+        let sparse =
+            |other: u32| other != NONE && self.blocks.get(other).count() <= BLOCK_SLOTS / 2;
+        let (left, right) = if sparse(block_ref.prev) {
             (block_ref.prev, block)
-        } else if fits(block_ref.next) {
+        } else if sparse(block_ref.next) {
             (block, block_ref.next)
         } else {
             return;
         };
         let (left_ref, right_ref) = self.blocks.pair_mut(left, right);
-        left_ref.absorb(right_ref, |entry, slot| {
-            book.set(entry, Place::leaf(Chain::Levels, left, slot));
-        });
-        self.retail(left, right);
-        self.unlink(right);
-        self.blocks.free(right);
+        let (keep_left, keep_right) = left_ref.merge_costs(right_ref);
+        let lasts = &mut self.lasts;
+        let max_level = self.max_level;
+        let gone = if keep_left <= keep_right {
+            left_ref.absorb_next(right_ref, &mut |entry, moved| {
+                book.set(entry, Place::leaf(Chain::Levels, left, moved.to));
+                follow(lasts, max_level, right, left, moved);
+            });
+            right
+        } else {
+            right_ref.absorb_prev(left_ref, 0, &mut |entry, moved| {
+                book.set(entry, Place::leaf(Chain::Levels, right, moved.to));
+                follow(lasts, max_level, left, right, moved);
+            });
+            left
+        };
+        self.unlink(gone);
+        self.blocks.free(gone);
     }
 
     /// Takes `block` out of the chain.
@@ -331,8 +423,8 @@ impl<E: Entry> Levels<E> {
         let Some(below) = below else {
             return self.up_from(self.first, 0);
         };
-        let tail = self.tail(below);
-        self.up_from(tail, self.blocks.get(tail).position(self.z_of(below)))
+        let (block, end) = self.last_of(below);
+        self.up_from(block, end)
     }
 
     /// The walk position from `slot` of `block` up.
@@ -344,23 +436,21 @@ impl<E: Entry> Levels<E> {
     /// The walk position from the last entry with Z bits at or below
     /// `high` down.
     pub(crate) fn last_at_or_below(&self, high: i64) -> BlockCursor {
-        if high < 0 || self.tails.is_empty() {
+        if high < 0 || self.lasts.is_empty() {
             return BlockCursor::NONE;
         }
         let bucket = if high >= i64::from(DEFAULT_Z.to_bits()) {
-            self.tails.len() - 1
+            self.lasts.len() - 1
         } else {
             ((high >> 16) as usize).min(self.max_level)
         };
         let Some(bucket) = self.occupancy.prev_from(bucket) else {
             return BlockCursor::NONE;
         };
-        let tail = self.tail(bucket);
-        let block = self.blocks.get(tail);
-        let end = block.position(self.z_of(bucket));
+        let (block, end) = self.last_of(bucket);
         BlockCursor {
-            block: tail,
-            left: block.occupied & !from(end) & ALL,
+            block,
+            left: self.blocks.get(block).occupied & !from(end) & ALL,
         }
     }
 
@@ -375,7 +465,7 @@ impl<E: Entry> Levels<E> {
     pub(crate) fn check(&self) -> Vec<(&E, i32, Place)> {
         let mut entries = Vec::new();
         let (mut block, mut prev, mut blocks) = (self.first, NONE, 0);
-        // The last block of each bucket found in the chain, in bucket order.
+        // The last of each bucket found in the chain, in bucket order.
         let mut last_of: Vec<(usize, u32)> = Vec::new();
         let mut counts = Vec::new();
         while block != NONE {
@@ -390,12 +480,12 @@ impl<E: Entry> Levels<E> {
                 let slot = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let z = block_ref.z(slot);
-                let bucket = self.bucket_of(z);
-                assert!(bucket < self.tails.len(), "only levels and the default Z");
+                let bucket = bucket_of(self.max_level, z);
+                assert!(bucket < self.lasts.len(), "only levels and the default Z");
                 assert_eq!(self.z_of(bucket), z, "only levels and the default Z");
                 match last_of.last_mut() {
-                    Some((b, last)) if *b == bucket => *last = block,
-                    _ => last_of.push((bucket, block)),
+                    Some((b, last)) if *b == bucket => *last = pack(block, slot),
+                    _ => last_of.push((bucket, pack(block, slot))),
                 }
                 entries.push((
                     block_ref.get(slot),
@@ -416,16 +506,16 @@ impl<E: Entry> Levels<E> {
                 "blocks stay dense: {counts:?}"
             );
         }
-        // Occupied buckets are exactly those found, with their tails.
+        // Occupied buckets are exactly those found, with their lasts.
         let mut occupied = Vec::new();
         let mut next = self.occupancy.next_from(0);
         while let Some(bucket) = next {
-            occupied.push((bucket, self.tail(bucket)));
+            occupied.push((bucket, self.lasts[bucket]));
             next = self.occupancy.next_from(bucket + 1);
         }
-        assert_eq!(occupied, last_of, "occupancy and tails");
-        let held = self.tails.iter().filter(|&&t| t != 0).count();
-        assert_eq!(held, occupied.len(), "empty buckets have no tail");
+        assert_eq!(occupied, last_of, "occupancy and lasts");
+        let held = self.lasts.iter().filter(|&&t| t != 0).count();
+        assert_eq!(held, occupied.len(), "empty buckets have no last");
         entries
     }
 }
