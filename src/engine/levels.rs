@@ -73,6 +73,13 @@ fn follow(lasts: &mut [u32], max_level: usize, from: u32, to: u32, moved: Moved)
 /// the block are there, for it and the next insertions at that place.
 const SHIFT: usize = 2;
 
+/// Where a [`Levels::rebuild`] writes next.
+#[derive(Clone, Copy)]
+struct Writer {
+    block: u32,
+    slot: usize,
+}
+
 /// A position in the level chain for a walk: a block, and the occupied
 /// slots of it not yet visited from this end (`block` is `NONE` past the
 /// end).
@@ -98,6 +105,8 @@ pub(crate) struct Levels<E: Entry> {
     pub(crate) first: u32,
     pub(crate) last: u32,
     max_level: usize,
+    /// Entries in the chain.
+    len: usize,
 }
 
 impl<E: Entry> Levels<E> {
@@ -111,6 +120,7 @@ impl<E: Entry> Levels<E> {
             first: NONE,
             last: NONE,
             max_level: usize::from(max_level),
+            len: 0,
         }
     }
 
@@ -138,6 +148,16 @@ impl<E: Entry> Levels<E> {
             packed >> SLOT_SHIFT,
             (packed as usize & (BLOCK_SLOTS - 1)) + 1,
         )
+    }
+
+    /// Entries in the chain.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Buckets of the chain, empty or not.
+    pub(crate) fn buckets(&self) -> usize {
+        self.lasts.len()
     }
 
     #[inline]
@@ -182,6 +202,7 @@ impl<E: Entry> Levels<E> {
     /// at or below `z`. [`has_room`](Self::has_room) must hold for 1.
     #[inline]
     pub(crate) fn insert<B: Book<E>>(&mut self, z: i32, bucket: usize, entry: E, book: &mut B) {
+        self.len += 1;
         let joins = self.lasts[bucket] != 0;
         let (block, slot) = if joins {
             self.last_of(bucket)
@@ -302,6 +323,7 @@ impl<E: Entry> Levels<E> {
     /// bits. The slot must hold an entry.
     #[inline]
     pub(crate) fn remove<B: Book<E>>(&mut self, block: u32, slot: usize, book: &mut B) -> (E, i32) {
+        self.len -= 1;
         let block_ref = self.blocks.get_mut(block);
         let (z, entry) = block_ref.take(slot);
         let count = block_ref.count();
@@ -386,6 +408,88 @@ impl<E: Entry> Levels<E> {
         };
         self.unlink(gone);
         self.blocks.free(gone);
+    }
+
+    /// Takes the entry at `slot` of `block` out and returns it with its Z
+    /// bits, and does nothing else: the chain is left for
+    /// [`rebuild`](Self::rebuild), and only [`find`](Self::find) and this
+    /// may be called until then.
+    pub(crate) fn take_for_rebuild(&mut self, block: u32, slot: usize) -> (E, i32) {
+        self.len -= 1;
+        let (z, entry) = self.blocks.get_mut(block).take(slot);
+        (entry, z)
+    }
+
+    /// Rebuilds the chain in full blocks, with `new`, sorted by Z, after
+    /// the entries of their Z (the new entries are the later Z-actions):
+    /// one pass over the chain for a batch that changes much of it.
+    pub(crate) fn rebuild<B: Book<E>>(
+        &mut self,
+        new: impl IntoIterator<Item = (i32, E)>,
+        book: &mut B,
+    ) {
+        let mut bucket = self.occupancy.next_from(0);
+        while let Some(b) = bucket {
+            self.lasts[b] = 0;
+            self.occupancy.emptied(b);
+            bucket = self.occupancy.next_from(b + 1);
+        }
+        let mut new = new.into_iter().peekable();
+        let mut block = core::mem::replace(&mut self.first, NONE);
+        self.last = NONE;
+        let mut out = Writer {
+            block: NONE,
+            slot: BLOCK_SLOTS,
+        };
+        while block != NONE {
+            let block_ref = self.blocks.get(block);
+            let next = block_ref.next;
+            let mut bits = block_ref.occupied;
+            while bits != 0 {
+                let slot = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let z = self.blocks.get(block).z(slot);
+                while let Some((new_z, entry)) = new.next_if(|item| item.0 < z) {
+                    self.len += 1;
+                    self.append(&mut out, new_z, entry, book);
+                }
+                let (z, entry) = self.blocks.get_mut(block).take(slot);
+                self.append(&mut out, z, entry, book);
+            }
+            self.blocks.free(block);
+            block = next;
+        }
+        for (z, entry) in new {
+            self.len += 1;
+            self.append(&mut out, z, entry, book);
+        }
+    }
+
+    /// Appends an entry to the chain a [`rebuild`](Self::rebuild) writes.
+    #[inline(always)]
+    fn append<B: Book<E>>(&mut self, out: &mut Writer, z: i32, entry: E, book: &mut B) {
+        if out.slot == BLOCK_SLOTS {
+            let block = self.new_block(&entry);
+            match self.last {
+                NONE => self.first = block,
+                last => {
+                    self.blocks.get_mut(last).next = block;
+                    self.blocks.get_mut(block).prev = last;
+                }
+            }
+            self.last = block;
+            *out = Writer { block, slot: 0 };
+        }
+        let Writer { block, slot } = *out;
+        let block_ref = self.blocks.get_mut(block);
+        block_ref.put(slot, z, entry);
+        book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
+        let bucket = bucket_of(self.max_level, z);
+        if self.lasts[bucket] == 0 {
+            self.occupancy.filled(bucket);
+        }
+        self.lasts[bucket] = pack(block, slot);
+        out.slot += 1;
     }
 
     /// Takes `block` out of the chain.

@@ -71,6 +71,13 @@ use self::walk::{Chains, Detached, Ends, Walk};
 use crate::error::ZError;
 use crate::z::{DEFAULT_Z, I16F16, MAX_LEVEL, optimized_level};
 
+/// A batch rebuilds the level chain, rather than filing and unfiling its
+/// share one by one, when that share is at least this many steps (few in
+/// fuzzing and Miri builds, so that small inputs rebuild)...
+const REBUILD_MIN: usize = if cfg!(any(fuzzing, miri)) { 4 } else { 32 };
+/// ... and at least one in this many of the chain's entries.
+const REBUILD_SHARE: usize = 4;
+
 /// Where an entry is, exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct At {
@@ -124,6 +131,11 @@ struct Scratch<E> {
     touched: Vec<u32>,
     opened: Vec<i32>,
     closed: Vec<i32>,
+    /// The level chain's share, keyed by bucket then call order.
+    levels: Vec<(u64, i32, E)>,
+    /// A counting sort's counts, and its output.
+    counts: Vec<u32>,
+    sorted: Vec<Option<(i32, E)>>,
 }
 
 impl<E> Scratch<E> {
@@ -135,6 +147,9 @@ impl<E> Scratch<E> {
             touched: Vec::new(),
             opened: Vec::new(),
             closed: Vec::new(),
+            levels: Vec::new(),
+            counts: Vec::new(),
+            sorted: Vec::new(),
         }
     }
 }
@@ -352,7 +367,9 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
 
     /// Applies a batch as one operation: the same order as the steps one
     /// by one would give (a later step for an entry replaces an earlier
-    /// one), with one merge of each tree leaf the batch files into. Every
+    /// one), with one merge of each tree leaf the batch files into, and one
+    /// rebuild of the level chain once the batch has changed a quarter of
+    /// it (at least [`REBUILD_MIN`] steps). Every
     /// unfiled entry, and every handle a step passed in that the core does
     /// not keep, goes to `released`. A refused step changes nothing.
     pub(crate) fn apply(
@@ -389,9 +406,16 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             touched,
             opened,
             closed,
+            levels,
+            counts,
+            sorted,
         } = scratch;
-        // Unfile what the steps move or remove, in call order, and mark the
-        // entries to file as pending in the book.
+        // Whether the level chain is rebuilt: once a batch has taken a
+        // share of its entries out, the rest leave their slots as they are.
+        let mut rebuild = false;
+        let mut level_steps = 0;
+        // In call order: unfile what the steps move or remove; file the
+        // level entries, and mark the others pending in the book.
         for step in steps {
             let (entry, z) = match step {
                 Step::File(entry, z) => (entry, Some(z)),
@@ -402,11 +426,15 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             let room = pending.len() < BATCH_STEPS
                 && self.levels.has_room(pending.len() + 1)
                 && self.tree.has_room(pending.len() + 1);
-            if !room || z.is_some_and(|z| self.target(z).is_err()) {
-                released.push(entry);
-                applied.refused += 1;
-                continue;
-            }
+            let target = match z.map(|z| self.target(z)) {
+                Some(Ok(target)) if room => Some(target),
+                None if room => None,
+                _ => {
+                    released.push(entry);
+                    applied.refused += 1;
+                    continue;
+                }
+            };
             let place = self.book.get(&entry);
             let held = match place.spot() {
                 None => None,
@@ -427,7 +455,15 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     Some(at) => {
                         self.len -= 1;
                         Some(match at.chain {
-                            Chain::Levels => self.levels.remove(at.leaf, at.slot, &mut self.book).0,
+                            Chain::Levels if rebuild => {
+                                self.levels.take_for_rebuild(at.leaf, at.slot).0
+                            }
+                            Chain::Levels => {
+                                level_steps += 1;
+                                rebuild = level_steps >= REBUILD_MIN
+                                    && level_steps * REBUILD_SHARE >= self.levels.len();
+                                self.levels.remove(at.leaf, at.slot, &mut self.book).0
+                            }
                             Chain::Tree => self.tree.take_later(at.leaf, at.slot, touched).0,
                         })
                     }
@@ -439,36 +475,57 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     None => None,
                 },
             };
-            match (z, held) {
-                (Some(z), Some(held)) => {
+            let entry = match (target, held) {
+                (Some(_), Some(held)) => {
                     applied.refiled += 1;
                     released.push(entry);
-                    self.book.set(&held, Place::pending(pending.len()));
-                    pending.push((z, Some(held)));
+                    held
                 }
-                (Some(z), None) => {
+                (Some(_), None) => {
                     applied.filed += 1;
-                    self.book.set(&entry, Place::pending(pending.len()));
-                    pending.push((z, Some(entry)));
+                    entry
                 }
                 (None, Some(held)) => {
                     self.book.set(&held, Place::NOWHERE);
                     applied.unfiled += 1;
                     released.push(held);
                     released.push(entry);
+                    continue;
                 }
-                (None, None) => released.push(entry),
+                (None, None) => {
+                    released.push(entry);
+                    continue;
+                }
+            };
+            match target {
+                // A level entry is filed at once, in call order, as one by
+                // one (the level chain orders only entries of one Z, and
+                // a later step for it finds it where it is)...
+                Some(Target::Bucket(bucket, bits)) if !rebuild => {
+                    level_steps += 1;
+                    self.len += 1;
+                    self.levels.insert(bits, bucket, entry, &mut self.book);
+                    rebuild = level_steps >= REBUILD_MIN
+                        && level_steps * REBUILD_SHARE >= self.levels.len();
+                }
+                // ... unless the chain waits for its rebuild; a tree entry
+                // waits for the merge.
+                _ => {
+                    let z = z.expect("a step that files has a Z");
+                    self.book.set(&entry, Place::pending(pending.len()));
+                    pending.push((z, Some(entry)));
+                }
             }
         }
         self.tree.settle_taken(touched, closed, &mut self.book);
-        // File: the levels in call order, the tree's share in one merge,
-        // sorted by Z then call order.
+        // File what waits: the level chain's share in one rebuild, the
+        // tree's in one merge, each sorted by Z then call order.
         for (order, (z, entry)) in pending.drain(..).enumerate() {
             let Some(entry) = entry else { continue };
             self.len += 1;
             match self.target(z).expect("checked") {
                 Target::Bucket(bucket, bits) => {
-                    self.levels.insert(bits, bucket, entry, &mut self.book);
+                    levels.push(((bucket as u64) << 32 | order as u64, bits, entry));
                 }
                 Target::Tree(bits) => {
                     let key = (u64::from(bits as u32 ^ 0x8000_0000) << 32) | order as u64;
@@ -476,6 +533,36 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 }
             }
         }
+        if rebuild {
+            // Sorted by bucket, then call order: a counting sort if there
+            // are not many more buckets than entries.
+            let buckets = self.levels.buckets();
+            sorted.clear();
+            if buckets <= 2 * levels.len() {
+                counts.clear();
+                counts.resize(buckets + 1, 0);
+                for &(key, ..) in levels.iter() {
+                    counts[(key >> 32) as usize + 1] += 1;
+                }
+                for i in 1..counts.len() {
+                    counts[i] += counts[i - 1];
+                }
+                sorted.resize_with(levels.len(), || None);
+                for (key, bits, entry) in levels.drain(..) {
+                    let at = &mut counts[(key >> 32) as usize];
+                    sorted[*at as usize] = Some((bits, entry));
+                    *at += 1;
+                }
+            } else {
+                levels.sort_unstable_by_key(|&(key, ..)| key);
+                sorted.extend(levels.drain(..).map(|(_, bits, entry)| Some((bits, entry))));
+            }
+            let new = sorted
+                .drain(..)
+                .map(|item| item.expect("every slot sorted"));
+            self.levels.rebuild(new, &mut self.book);
+        }
+        debug_assert!(levels.is_empty(), "level entries wait only for a rebuild");
         tree.sort_unstable_by_key(|&(key, _)| key);
         let items = tree
             .drain(..)
