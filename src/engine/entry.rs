@@ -34,6 +34,13 @@ pub(crate) trait Entry: Sized {
     /// Whether the two are the same entry (equal keys, or the same object).
     fn same(&self, other: &Self) -> bool;
 
+    /// Whether the two would have the same place in the book: the same
+    /// entry, or (keys) another generation of the same index.
+    #[inline]
+    fn shares_place(&self, other: &Self) -> bool {
+        self.same(other)
+    }
+
     /// Moves `slots[..len - 1]` one slot up, so `slots[0]` is free to
     /// overwrite and the last slot's value is dropped or overwritten.
     /// (Keys, being `Copy`, override it with a plain copy.)

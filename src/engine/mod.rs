@@ -467,7 +467,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                             Chain::Tree => self.tree.take_later(at.leaf, at.slot, touched).0,
                         })
                     }
-                    None if self.book_holds_other(place) => {
+                    None if self.book_holds_other(place, &entry) => {
                         released.push(entry);
                         applied.refused += 1;
                         continue;
@@ -608,8 +608,8 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     /// Whether `place`, where the book says an entry is, holds another
     /// entry: the entry is then refused (a key's index another generation
     /// holds), not filed anew.
-    fn book_holds_other(&self, place: Place) -> bool {
-        self.find(place, |_| true).is_some()
+    fn book_holds_other(&self, place: Place, entry: &E) -> bool {
+        self.find(place, |held| held.shares_place(entry)).is_some()
     }
 
     /// The nodes of both chains, for walks.

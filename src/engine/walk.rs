@@ -395,10 +395,12 @@ impl<'a, E: Entry> Walk<'a, E> {
     /// The next entry walking up (back to front), with its Z bits if `Z`.
     #[inline]
     pub(crate) fn next_up<const Z: bool>(&mut self) -> Option<(&'a E, i32)> {
-        if self.ends.remaining == 0 {
-            return None;
-        }
         loop {
+            // (A range counts its entries when its second end starts: that
+            // may leave none, even with a run in hand.)
+            if self.ends.remaining == 0 {
+                return None;
+            }
             if self.up_mask != 0 {
                 let block = self.up_block?;
                 let slot = self.up_mask.trailing_zeros() as usize;
@@ -426,10 +428,12 @@ impl<'a, E: Entry> Walk<'a, E> {
     /// The next entry walking down (front to back), with its Z bits if `Z`.
     #[inline]
     pub(crate) fn next_down<const Z: bool>(&mut self) -> Option<(&'a E, i32)> {
-        if self.ends.remaining == 0 {
-            return None;
-        }
         loop {
+            // (A range counts its entries when its second end starts: that
+            // may leave none, even with a run in hand.)
+            if self.ends.remaining == 0 {
+                return None;
+            }
             if self.down_mask != 0 {
                 let block = self.down_block?;
                 let slot = highest(self.down_mask);

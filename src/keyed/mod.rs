@@ -157,6 +157,11 @@ impl<K: ZKey> Entry for Keyed<K> {
     }
 
     #[inline]
+    fn shares_place(&self, other: &Keyed<K>) -> bool {
+        self.0.index() == other.0.index()
+    }
+
+    #[inline]
     fn shift_up(slots: &mut [Keyed<K>]) {
         let len = slots.len();
         slots.copy_within(..len - 1, 1);
@@ -724,7 +729,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     pub fn replace(&mut self, key: K, z: I16F16) -> Result<Option<(K, I16F16)>, ZError> {
         self.core.check_z(z)?;
         let place = self.core.book().get(key.index());
-        let Some(at) = self.core.find(place, |_| true) else {
+        let Some(at) = self.core.find(place, |held| held.0.index() == key.index()) else {
             self.core.file(z, Keyed(key))?;
             return Ok(None);
         };
