@@ -722,6 +722,11 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         Some((entry, I16F16::from_bits(z)))
     }
 
+    /// Gives back the memory batches keep between them.
+    pub(crate) fn release_scratch(&mut self) {
+        self.scratch = Scratch::new();
+    }
+
     /// Takes every entry out at once: the core is left empty (its book
     /// untouched), and the entries come out of the returned value, from
     /// either end.
@@ -760,7 +765,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         let fail = |_| ZError::CapacityOverflow;
         self.levels.blocks.try_reserve(leaves).map_err(fail)?;
         if self.every_z {
-            self.tree.leaves.try_reserve(leaves).map_err(fail)?;
+            self.tree.try_reserve(leaves).map_err(fail)?;
             self.ledger.try_reserve(total).map_err(fail)?;
         }
         Ok(())

@@ -18,6 +18,7 @@
 //! entries is filed in one sorted pass: one descent per leaf it touches,
 //! and one merge of each such leaf with the entries that go there.
 
+use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 use super::entry::{Book, Entry};
@@ -145,6 +146,15 @@ impl<E: Entry> Tree<E> {
     #[inline]
     pub(crate) fn leaf(&self, leaf: u32) -> &Leaf<E> {
         self.leaves.get(leaf)
+    }
+
+    /// Room in the id tables for `leaves` more leaves and the inner nodes
+    /// above them (each inner node but the root has at least a quarter of
+    /// [`FANOUT`] children), or the allocation error.
+    pub(crate) fn try_reserve(&mut self, leaves: usize) -> Result<(), TryReserveError> {
+        self.leaves.try_reserve(leaves)?;
+        let inners = leaves.div_ceil(FANOUT / 4).saturating_add(self.height + 2);
+        self.inners.try_reserve(inners)
     }
 
     /// Whether `count` insertions cannot run out of node ids: each may

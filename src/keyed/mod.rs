@@ -832,7 +832,9 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
         }
     }
 
-    /// Removes every key, and every bucket of a non-optimized Z.
+    /// Removes every key, and every bucket of a non-optimized Z, and gives
+    /// back all the memory the collection holds (unlike `Vec::clear`;
+    /// [`drain`](Self::drain) keeps the key table for the keys to come).
     ///
     /// ```
     /// use zorder::{I16F16, ZOrder};
@@ -845,7 +847,9 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// # Ok::<(), zorder::ZError>(())
     /// ```
     pub fn clear(&mut self) {
-        drop(self.drain());
+        self.core.release_scratch();
+        drop(self.core.detach());
+        *self.core.book_mut() = KeyTable::default();
     }
 
     /// Walks the keys back to front: ascending Z, and at equal Z in the

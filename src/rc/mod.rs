@@ -377,6 +377,7 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
     /// # Ok::<(), zorder::ZError>(())
     /// ```
     pub fn clear(&mut self) {
+        self.core.0.release_scratch();
         drop(self.drain());
     }
 
