@@ -1,7 +1,6 @@
 //! Hostile user code: `z_order`, `Drop` and closures that panic or re-enter
-//! other collections while an operation runs. Each case is a defect the
-//! first design had (issue 11), with its variants for every public
-//! operation that runs user code: user code never sees a collection with
+//! other collections while an operation runs, in every public operation
+//! that runs user code: user code never sees a collection with
 //! its invariants suspended, a panic leaves every collection valid, and
 //! nothing leaks. (`tests/model.rs` and the `cross_collection` fuzz target
 //! generate such objects at random.)

@@ -761,7 +761,7 @@ mod tests {
         assert_eq!(parse_z("-32768"), Ok(I16F16::MIN));
         assert_eq!(parse_z("-32768.000"), Ok(I16F16::MIN));
         assert_eq!(parse_z("32767.9999847412109375"), Ok(I16F16::MAX));
-        // What the old parser took stays taken.
+        // Signs and bare points, as decimal literals allow.
         assert_eq!(parse_z("+3"), Ok(z(3 << 16)));
         assert_eq!(parse_z(".5"), Ok(z(1 << 15)));
         assert_eq!(parse_z("-.5"), Ok(z(-(1 << 15))));
