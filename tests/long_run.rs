@@ -5,13 +5,11 @@
 //! bucket left empty is gone) however far the clock has run, and nothing
 //! panics.
 
+#[macro_use]
 mod support;
 
-use support::{Face, Sprite, distinct_z};
-use zorder::{FixedPointZCollection, I16F16, ZOrder};
-
-type Keyed = ZOrder<u32>;
-type Shared = FixedPointZCollection<Sprite>;
+use support::{Face, distinct_z};
+use zorder::I16F16;
 
 const TWO_POW_32: u64 = 1 << 32;
 const TWO_POW_33: u64 = 1 << 33;
@@ -123,17 +121,10 @@ fn counts_stay_exact_past_2_pow_32_and_2_pow_33_walks<F: Face>(prune_after: u32)
     assert_eq!(face.len(), 0);
 }
 
-#[test]
-fn counts_stay_exact_past_2_pow_32_and_2_pow_33_walks_keyed() {
+/// The same for each threshold, the largest included.
+fn counts_stay_exact_for_every_threshold<F: Face>() {
     for prune_after in [1, 2, 8, 1000, u32::MAX] {
-        counts_stay_exact_past_2_pow_32_and_2_pow_33_walks::<Keyed>(prune_after);
-    }
-}
-
-#[test]
-fn counts_stay_exact_past_2_pow_32_and_2_pow_33_walks_rc() {
-    for prune_after in [1, 2, 8, 1000, u32::MAX] {
-        counts_stay_exact_past_2_pow_32_and_2_pow_33_walks::<Shared>(prune_after);
+        counts_stay_exact_past_2_pow_32_and_2_pow_33_walks::<F>(prune_after);
     }
 }
 
@@ -148,16 +139,6 @@ fn the_largest_threshold_prunes_at_2_pow_32<F: Face>() {
     expect(&face, 1, "2^32 - 1 traversals: still waiting");
     walk(&face, 1, &[]);
     expect(&face, 0, "traversal 2^32 pruned it");
-}
-
-#[test]
-fn the_largest_threshold_prunes_at_2_pow_32_keyed() {
-    the_largest_threshold_prunes_at_2_pow_32::<Keyed>();
-}
-
-#[test]
-fn the_largest_threshold_prunes_at_2_pow_32_rc() {
-    the_largest_threshold_prunes_at_2_pow_32::<Shared>();
 }
 
 /// The old bug's repro: a 32-bit clock wrapped after 2^32 traversals, and
@@ -182,16 +163,6 @@ fn the_wrapping_clock_bug_stays_fixed<F: Face>() {
     expect(&face, 1, "one traversal has found it waiting");
     walk(&face, 1, &[]);
     expect(&face, 0, "the second pruned it");
-}
-
-#[test]
-fn the_wrapping_clock_bug_stays_fixed_keyed() {
-    the_wrapping_clock_bug_stays_fixed::<Keyed>();
-}
-
-#[test]
-fn the_wrapping_clock_bug_stays_fixed_rc() {
-    the_wrapping_clock_bug_stays_fixed::<Shared>();
 }
 
 /// Many buckets waiting in many groups across the 2^32 boundary: each
@@ -229,12 +200,9 @@ fn groups_across_2_pow_32<F: Face>() {
     expect(&face, 0, "all pruned");
 }
 
-#[test]
-fn groups_across_2_pow_32_keyed() {
-    groups_across_2_pow_32::<Keyed>();
-}
-
-#[test]
-fn groups_across_2_pow_32_rc() {
-    groups_across_2_pow_32::<Shared>();
+on_both_faces! {
+    counts_stay_exact_past_2_pow_32_and_2_pow_33_walks => counts_stay_exact_for_every_threshold();
+    the_largest_threshold_prunes_at_2_pow_32 => the_largest_threshold_prunes_at_2_pow_32();
+    the_wrapping_clock_bug_stays_fixed => the_wrapping_clock_bug_stays_fixed();
+    groups_are_pruned_on_time_across_2_pow_32 => groups_across_2_pow_32();
 }

@@ -10,10 +10,11 @@
 //!
 //! `cargo test --test memory -- --nocapture` prints what each test saw.
 
+#[macro_use]
 mod support;
 
-use support::{Face, Sprite, distinct_z};
-use zorder::{DEFAULT_Z, FixedPointZCollection, I16F16, ZOrder};
+use support::{Face, Keyed, distinct_z};
+use zorder::{DEFAULT_Z, I16F16, ZOrder};
 
 // A counting allocator has to implement the unsafe `GlobalAlloc`; it only
 // forwards to `System`, so this is the one place here that needs `unsafe`.
@@ -118,9 +119,6 @@ static ALLOCATOR: counting::Counting = counting::Counting;
 
 use counting::{restart, seen};
 
-type Keyed = ZOrder<u32>;
-type Shared = FixedPointZCollection<Sprite>;
-
 /// Bytes this thread holds now.
 fn held() -> isize {
     seen().held
@@ -200,24 +198,9 @@ fn mass_death_then_shrink<F: Face>(churn: bool) {
     assert_eq!(dropped, 0, "drop frees everything");
 }
 
-#[test]
-fn a_mass_death_at_distinct_z_then_shrink_to_fit_holds_at_most_64_kib_keyed() {
-    mass_death_then_shrink::<Keyed>(false);
-}
-
-#[test]
-fn a_mass_death_at_distinct_z_then_shrink_to_fit_holds_at_most_64_kib_rc() {
-    mass_death_then_shrink::<Shared>(false);
-}
-
-#[test]
-fn churn_then_a_mass_death_then_shrink_to_fit_holds_at_most_64_kib_keyed() {
-    mass_death_then_shrink::<Keyed>(true);
-}
-
-#[test]
-fn churn_then_a_mass_death_then_shrink_to_fit_holds_at_most_64_kib_rc() {
-    mass_death_then_shrink::<Shared>(true);
+on_both_faces! {
+    a_mass_death_at_distinct_z_then_shrink_to_fit_holds_at_most_64_kib => mass_death_then_shrink(false);
+    churn_then_a_mass_death_then_shrink_to_fit_holds_at_most_64_kib => mass_death_then_shrink(true);
 }
 
 /// How the objects of a growth get their Z.

@@ -172,6 +172,30 @@ impl Face for FixedPointZCollection<Sprite> {
     }
 }
 
+/// The keyed face as the tests use it.
+pub type Keyed = ZOrder<u32>;
+/// The `Rc` face as the tests use it.
+pub type Shared = FixedPointZCollection<Sprite>;
+
+/// A test per face for each scenario: `name => scenario(args);` makes the
+/// tests `name::keyed` and `name::rc`, which run `scenario::<Keyed>(args)`
+/// and `scenario::<Shared>(args)`.
+macro_rules! on_both_faces {
+    ($($name:ident => $scenario:ident($($arg:expr),*);)+) => {$(
+        mod $name {
+            #[test]
+            fn keyed() {
+                super::$scenario::<$crate::support::Keyed>($($arg),*);
+            }
+
+            #[test]
+            fn rc() {
+                super::$scenario::<$crate::support::Shared>($($arg),*);
+            }
+        }
+    )+};
+}
+
 /// The `i`-th of up to 2^31 distinct Z values, none a level or the
 /// default Z (each has an odd bit pattern, so it is fractional), in an
 /// order unrelated to `i`: a y-sort's or a particle burst's Z values.
