@@ -5,7 +5,8 @@
 //! The counters are per thread, so the test harness's other threads (and
 //! the other tests, which run in parallel) never show in a count; a count
 //! is the bytes this thread holds at its end less those it held at its
-//! start, with nothing else allocated (and kept) in between. Under Miri the
+//! start, with nothing else allocated (and kept) in between: not even a
+//! print, which grows the harness's capture buffer. Under Miri the
 //! sizes shrink, and so do the collections' nodes (8 slots a leaf).
 //!
 //! `cargo test --test memory -- --nocapture` prints what each test saw.
@@ -136,7 +137,7 @@ const SLOTS: usize = if cfg!(miri) { 8 } else { 64 };
 /// The size of the largest node of a `ZOrder<u32>`, a tree leaf: a
 /// length, the Z and the key of each slot, and three links (its
 /// neighbours and its parent). A block of the level chain is the same
-/// but for the parent link; an inner node has half the slots.
+/// but for the parent link, and an inner node of the tree is smaller.
 const LEAF_BYTES: usize = (8 + SLOTS * (4 + 4) + 3 * 4).next_multiple_of(8);
 
 /// A chunk of a node pool's id table: 64 boxed nodes. Under Miri it is
@@ -201,6 +202,42 @@ fn mass_death_then_shrink<F: Face>(churn: bool) {
 on_both_faces! {
     a_mass_death_at_distinct_z_then_shrink_to_fit_holds_at_most_64_kib => mass_death_then_shrink(false);
     churn_then_a_mass_death_then_shrink_to_fit_holds_at_most_64_kib => mass_death_then_shrink(true);
+}
+
+/// `clear` on a full collection (10^6 objects at distinct Z) leaves what a
+/// new collection holds; dropping it then frees everything.
+fn clear_frees_everything<F: Face>() {
+    let objects: Vec<F::Object> = (0..DEATHS).map(F::object).collect();
+    let before = held();
+    let mut face = F::build(31, 8);
+    let fresh = held() - before;
+    for (i, object) in (0..).zip(&objects) {
+        face.insert(object, distinct_z(i));
+    }
+    face.clear();
+    let cleared = held() - before;
+    drop(face);
+    let dropped = held() - before;
+    // Printing allocates (the harness's capture buffer): after counting.
+    println!("{} cleared: {cleared} B, a new one {fresh} B", F::NAME);
+    assert_eq!(dropped, 0, "drop frees everything");
+    assert_eq!(cleared, fresh, "{}: clear frees everything", F::NAME);
+}
+
+#[test]
+fn clear_on_a_full_collection_frees_everything_rc() {
+    clear_frees_everything::<support::Shared>();
+}
+
+/// GAP: `ZOrder::clear` forgets each key in the key table but keeps the
+/// table's chunks: 4,010,132 B after clearing 10^6 dense keys (4 bytes an
+/// index up to the highest one held), where a new collection holds 148 B.
+/// `shrink_to_fit` or drop gives them back (see the mass-death tests);
+/// the `Rc` collection's `clear` keeps nothing.
+#[test]
+#[ignore = "gap: ZOrder::clear keeps the key table's chunks (4 MB after 10^6 keys)"]
+fn clear_on_a_full_collection_frees_everything_keyed() {
+    clear_frees_everything::<Keyed>();
 }
 
 /// How the objects of a growth get their Z.
