@@ -148,6 +148,17 @@ fn level(level: u32) -> I16F16 {
     I16F16::from_num(level)
 }
 
+/// A new collection with `objects` filed, the `i`-th at `distinct_z(i)`,
+/// and the bytes it held new, counted from `before`.
+fn filled_at_distinct_z<F: Face>(objects: &[F::Object], before: isize) -> (F, isize) {
+    let mut face = F::build(31, 8);
+    let fresh = held() - before;
+    for (i, object) in (0..).zip(objects) {
+        face.insert(object, distinct_z(i));
+    }
+    (face, fresh)
+}
+
 /// `n` objects at their own Z (then moved to others, if `churn`), all
 /// removed, `prune_after + 1` traversals, `shrink_to_fit`: the collection
 /// holds at most [`SHRUNK_MAX`]; `clear` and drop give back the rest.
@@ -155,11 +166,7 @@ fn mass_death_then_shrink<F: Face>(churn: bool) {
     let n = DEATHS;
     let objects: Vec<F::Object> = (0..n).map(F::object).collect();
     let before = held();
-    let mut face = F::build(31, 8);
-    let fresh = held() - before;
-    for (i, object) in (0..).zip(&objects) {
-        face.insert(object, distinct_z(i));
-    }
+    let (mut face, fresh) = filled_at_distinct_z::<F>(&objects, before);
     let full = held() - before;
     if churn {
         for round in 1..=2 {
@@ -209,11 +216,7 @@ on_both_faces! {
 fn clear_frees_everything<F: Face>() {
     let objects: Vec<F::Object> = (0..DEATHS).map(F::object).collect();
     let before = held();
-    let mut face = F::build(31, 8);
-    let fresh = held() - before;
-    for (i, object) in (0..).zip(&objects) {
-        face.insert(object, distinct_z(i));
-    }
+    let (mut face, fresh) = filled_at_distinct_z::<F>(&objects, before);
     face.clear();
     let cleared = held() - before;
     drop(face);
