@@ -4,7 +4,9 @@
 //! rebalancing merge that grows with n) shows up as a worst case far above
 //! the median.
 //!
-//! `cargo bench --bench latency` (a table on standard output, not criterion)
+//! `cargo bench --bench latency` (tables on standard output, not criterion);
+//! `cargo bench --bench latency -- backends` or `-- distributions` runs one
+//! of the two parts.
 //!
 //! The run is the same for every backend: from a world of `n` objects on the
 //! 16 jelly layers, repeatedly either move a random object to a random layer
@@ -22,14 +24,41 @@
 //! add, remove and change only mark or queue, and they pay in the next
 //! traversal. The article's bucket list runs: its operations at levels and
 //! the default Z are O(1), as zorder's are.
+//!
+//! # Distributions
+//!
+//! The second part runs zorder alone, the keyed `ZOrder<u32>` and the
+//! fixed-point `Rc` collection, on each Z distribution a game has: objects
+//! on 16 levels; every object at its own fractional Z (an isometric
+//! y-sort); every object created at the default Z and moved to a level
+//! right after (the legacy creation). `ZOrder` runs twice, made by
+//! `ZOrder::new` and by `ZOrder::with_capacity(max_level, n)`; the `Rc`
+//! collection has no `with_capacity` (its objects are the game's `Rc`
+//! allocations; it reserves nothing), so it runs once. Only the
+//! collection's own call is timed (the `Rc` object is made before, the key
+//! comes from the game's free list before). Two phases, each timed
+//! operation by operation, fastest of three replays:
+//!
+//! - `growth`: the world built from empty to `n` objects, one creation at
+//!   a time (where a reservation matters);
+//! - `steady`: then 10^6 operations at `n` objects, as in the first part
+//!   (a move to a new Z, or a removal and a creation).
+//!
+//! Each row ends with the target: the worst operation at most 20 times the
+//! median after `with_capacity`, at most 50 times without a reservation,
+//! plus a noise floor of 100 µs (a preemption the three replays did not
+//! filter out).
 
+use std::cell::Cell;
 use std::hint::black_box;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use zorder::{FixedPointZCollection, ZObject, ZOrder};
 use zorder_peers::scenario::SEED;
 use zorder_peers::{
-    ArticleList, Backend, DEFAULT_Z, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint,
-    ZorderKeyed, ZorderSimple,
+    ArticleList, Backend, DEFAULT_Z, I16F16, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint,
+    ZorderKeyed, ZorderSimple, level,
 };
 
 const OPERATIONS: usize = 1_000_000;
@@ -82,30 +111,74 @@ fn replay<B: Backend>(objects: usize) -> Vec<Duration> {
     times
 }
 
-fn measure<B: Backend>(objects: usize) {
-    let mut fastest = vec![Duration::MAX; OPERATIONS];
-    for _ in 0..REPLAYS {
-        for (best, time) in fastest.iter_mut().zip(replay::<B>(objects)) {
-            *best = (*best).min(time);
+/// The fastest of several replays of the same run, operation by
+/// operation.
+fn fastest_of(replays: impl IntoIterator<Item = Vec<Duration>>) -> Vec<Duration> {
+    let mut fastest: Vec<Duration> = Vec::new();
+    for times in replays {
+        if fastest.is_empty() {
+            fastest = times;
+        } else {
+            for (best, time) in fastest.iter_mut().zip(times) {
+                *best = (*best).min(time);
+            }
         }
     }
-    let worst_at = (0..OPERATIONS).max_by_key(|&i| fastest[i]).unwrap_or(0);
-    let worst = fastest[worst_at];
-    fastest.sort_unstable();
-    let rank = |per_mille: usize| fastest[(OPERATIONS * per_mille).div_ceil(1000).max(1) - 1];
-    let nanos = |d: Duration| d.as_secs_f64() * 1e9;
-    let median = rank(500);
-    println!(
-        "{:<14} {:>9} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>11.1} {:>10}",
-        B::NAME,
-        objects,
-        nanos(median),
-        nanos(rank(990)),
-        nanos(rank(999)),
-        nanos(worst),
-        nanos(worst) / nanos(median),
-        worst_at,
-    );
+    fastest
+}
+
+/// The tail of a run's operation times.
+struct Tail {
+    median: f64,
+    p99: f64,
+    p999: f64,
+    max: f64,
+    /// Which operation was the worst.
+    worst_at: usize,
+}
+
+impl Tail {
+    /// Nanoseconds.
+    fn of(mut times: Vec<Duration>) -> Tail {
+        let count = times.len();
+        let worst_at = (0..count).max_by_key(|&i| times[i]).unwrap_or(0);
+        let nanos = |d: Duration| d.as_secs_f64() * 1e9;
+        let max = nanos(times[worst_at]);
+        times.sort_unstable();
+        let rank = |per_mille: usize| nanos(times[(count * per_mille).div_ceil(1000).max(1) - 1]);
+        Tail {
+            median: rank(500),
+            p99: rank(990),
+            p999: rank(999),
+            max,
+            worst_at,
+        }
+    }
+
+    fn ratio(&self) -> f64 {
+        self.max / self.median
+    }
+
+    /// The columns `p50 ns`, `p99 ns`, `p99.9 ns`, `max ns`, `max/p50`,
+    /// `worst op #` of a table row.
+    fn columns(&self) -> String {
+        format!(
+            "{:>9.0} {:>9.0} {:>9.0} {:>9.0} {:>8.1} {:>10}",
+            self.median,
+            self.p99,
+            self.p999,
+            self.max,
+            self.ratio(),
+            self.worst_at
+        )
+    }
+
+    const HEADER: &str = "   p50 ns    p99 ns  p99.9 ns    max ns  max/p50 worst op #";
+}
+
+fn measure<B: Backend>(objects: usize) {
+    let tail = Tail::of(fastest_of((0..REPLAYS).map(|_| replay::<B>(objects))));
+    println!("{:<14} {:>9} {}", B::NAME, objects, tail.columns());
 }
 
 /// The median cost of an empty timed region.
@@ -121,23 +194,285 @@ fn timer_cost() -> Duration {
     times[times.len() / 2]
 }
 
-fn main() {
-    if std::env::args().any(|arg| arg == "--list" || arg == "--test") {
+/// How a run's objects get their Z.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Zs {
+    /// One of 16 levels.
+    Levels,
+    /// Each its own fractional Z (a new one at each move).
+    Distinct,
+    /// Created at the default Z, then moved to one of 16 levels.
+    DefaultThenLevel,
+}
+
+impl Zs {
+    const ALL: [Zs; 3] = [Zs::Levels, Zs::Distinct, Zs::DefaultThenLevel];
+
+    fn name(self) -> &'static str {
+        match self {
+            Zs::Levels => "levels",
+            Zs::Distinct => "distinct",
+            Zs::DefaultThenLevel => "default-then-level",
+        }
+    }
+
+    /// The Z of a creation or a move.
+    fn pick(self, rng: &mut Rng) -> I16F16 {
+        match self {
+            Zs::Levels | Zs::DefaultThenLevel => level(rng.below(LEVELS as usize) as i32),
+            // Odd bits: never a level, never the default Z; 2^30 values in
+            // [0, 32768), so 10^6 objects share hardly any.
+            Zs::Distinct => I16F16::from_bits(rng.below(1 << 31) as i32 | 1),
+        }
+    }
+}
+
+/// Levels `0..LEVELS` of the distribution runs.
+const LEVELS: u16 = 16;
+
+/// A zorder collection as the distribution runs use it. The untimed part
+/// of a creation (`make`) is apart from the timed call (`insert`).
+trait Subject: Sized {
+    type Object;
+    const NAME: &'static str;
+
+    /// An empty collection; with room for `objects` if `reserve`, or
+    /// `None` if it cannot reserve.
+    fn build(objects: usize, reserve: bool) -> Option<Self>;
+    /// A new object (the game's side of a creation: untimed).
+    fn make(&mut self) -> Self::Object;
+    fn insert(&mut self, object: &Self::Object, z: I16F16);
+    fn set_z(&mut self, object: &Self::Object, z: I16F16);
+    fn remove(&mut self, object: &Self::Object);
+    /// The game is done with a removed object (untimed).
+    fn release(&mut self, object: Self::Object);
+}
+
+/// `ZOrder<u32>` over keys a game's free list hands out (so indices stay
+/// below the objects' count).
+struct Keyed {
+    order: ZOrder<u32>,
+    free: Vec<u32>,
+    next: u32,
+}
+
+impl Subject for Keyed {
+    type Object = u32;
+    const NAME: &'static str = "ZOrder";
+
+    fn build(objects: usize, reserve: bool) -> Option<Self> {
+        let order = if reserve {
+            ZOrder::with_capacity(LEVELS - 1, objects)
+        } else {
+            ZOrder::new(LEVELS - 1)
+        };
+        Some(Keyed {
+            order: order.expect("a valid layout"),
+            free: Vec::with_capacity(objects),
+            next: 0,
+        })
+    }
+
+    fn make(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+
+    fn insert(&mut self, &key: &u32, z: I16F16) {
+        self.order.insert(key, z).expect("a new key");
+    }
+
+    fn set_z(&mut self, &key: &u32, z: I16F16) {
+        self.order.set_z(key, z).expect("a held key");
+    }
+
+    fn remove(&mut self, &key: &u32) {
+        self.order.remove(key).expect("a held key");
+    }
+
+    fn release(&mut self, key: u32) {
+        self.free.push(key);
+    }
+}
+
+type RcObject = Rc<ZObject<Cell<I16F16>>>;
+
+/// The fixed-point `Rc` collection; it has no `with_capacity`.
+struct Shared(FixedPointZCollection<Cell<I16F16>>);
+
+impl Subject for Shared {
+    type Object = RcObject;
+    const NAME: &'static str = "FixedPointZColl";
+
+    fn build(_objects: usize, reserve: bool) -> Option<Self> {
+        (!reserve).then(|| Shared(FixedPointZCollection::new(LEVELS - 1).expect("a valid layout")))
+    }
+
+    fn make(&mut self) -> RcObject {
+        Rc::new(ZObject::new(Cell::new(DEFAULT_Z)))
+    }
+
+    fn insert(&mut self, object: &RcObject, z: I16F16) {
+        object.set(z);
+        self.0.add(object).expect("a free object");
+    }
+
+    fn set_z(&mut self, object: &RcObject, z: I16F16) {
+        object.set(z);
+        self.0.change(object).expect("an object of this collection");
+    }
+
+    fn remove(&mut self, object: &RcObject) {
+        self.0.remove(object).expect("an object of this collection");
+    }
+
+    fn release(&mut self, object: RcObject) {
+        drop(object);
+    }
+}
+
+/// Times `op`, appending its time to `times`.
+#[inline]
+fn timed(times: &mut Vec<Duration>, op: impl FnOnce()) {
+    let start = Instant::now();
+    op();
+    times.push(start.elapsed());
+}
+
+/// A creation, timed: one insert, or the legacy default Z then a move.
+fn create<S: Subject>(
+    subject: &mut S,
+    zs: Zs,
+    rng: &mut Rng,
+    times: &mut Vec<Duration>,
+) -> S::Object {
+    let object = subject.make();
+    let z = zs.pick(rng);
+    if zs == Zs::DefaultThenLevel {
+        timed(times, || subject.insert(&object, DEFAULT_Z));
+        timed(times, || subject.set_z(&object, z));
+    } else {
+        timed(times, || subject.insert(&object, z));
+    }
+    object
+}
+
+/// One replay: the growth's operation times, then the steady run's.
+fn replay_distribution<S: Subject>(
+    objects: usize,
+    zs: Zs,
+    reserve: bool,
+) -> Option<(Vec<Duration>, Vec<Duration>)> {
+    let mut subject = S::build(objects, reserve)?;
+    let mut rng = Rng::new(SEED ^ 7);
+    let mut growth = Vec::with_capacity(2 * objects);
+    let mut live: Vec<S::Object> = (0..objects)
+        .map(|_| create(&mut subject, zs, &mut rng, &mut growth))
+        .collect();
+    let mut steady = Vec::with_capacity(OPERATIONS + 2);
+    while steady.len() < OPERATIONS {
+        let at = rng.below(live.len());
+        if rng.below(2) == 0 {
+            let z = zs.pick(&mut rng);
+            let object = &live[at];
+            timed(&mut steady, || subject.set_z(object, z));
+        } else {
+            let object = live.swap_remove(at);
+            timed(&mut steady, || subject.remove(&object));
+            subject.release(object);
+            let object = create(&mut subject, zs, &mut rng, &mut steady);
+            live.push(object);
+        }
+    }
+    steady.truncate(OPERATIONS);
+    black_box(&live);
+    Some((growth, steady))
+}
+
+fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
+    let replays: Vec<_> = (0..REPLAYS)
+        .map_while(|_| replay_distribution::<S>(objects, zs, reserve))
+        .collect();
+    let reservation = if reserve { "with_capacity" } else { "new" };
+    if replays.is_empty() {
+        println!(
+            "{:<15} {:<19} {:<14} (no with_capacity: the Rc face reserves nothing)",
+            S::NAME,
+            zs.name(),
+            reservation
+        );
         return;
     }
-    println!(
-        "{OPERATIONS} operations, fastest of {REPLAYS} replays each; an empty timed region costs {:.0} ns (median)",
-        timer_cost().as_secs_f64() * 1e9
-    );
-    println!(
-        "{:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>11} {:>10}",
-        "backend", "objects", "p50 ns", "p99 ns", "p99.9 ns", "max ns", "max/p50", "worst op #"
-    );
+    let (growth, steady): (Vec<_>, Vec<_>) = replays.into_iter().unzip();
+    let limit = if reserve { 20.0 } else { 50.0 };
+    for (phase, times) in [("growth", growth), ("steady", steady)] {
+        let tail = Tail::of(fastest_of(times));
+        let target = limit * tail.median + 100_000.0;
+        let verdict = if tail.max <= target {
+            format!("ok (<= {limit:.0}x + 100 us)")
+        } else {
+            format!("MISSED ({limit:.0}x + 100 us = {target:.0} ns)")
+        };
+        println!(
+            "{:<15} {:<19} {:<14} {:<7} {}  {verdict}",
+            S::NAME,
+            zs.name(),
+            reservation,
+            phase,
+            tail.columns(),
+        );
+    }
+}
+
+fn backends() {
+    println!("{:<14} {:>9} {}", "backend", "objects", Tail::HEADER);
     for objects in [1_000, 100_000, 1_000_000] {
         measure::<ZorderKeyed>(objects);
         measure::<ZorderFixedPoint>(objects);
         measure::<ZorderSimple>(objects);
         measure::<SortedMap>(objects);
         measure::<ArticleList>(objects);
+    }
+}
+
+fn distributions() {
+    const OBJECTS: usize = 1_000_000;
+    println!(
+        "\nzorder at {OBJECTS} objects, each Z distribution; growth from empty, then {OPERATIONS} operations"
+    );
+    println!(
+        "{:<15} {:<19} {:<14} {:<7} {}  target",
+        "collection",
+        "Z values",
+        "made by",
+        "phase",
+        Tail::HEADER
+    );
+    for zs in Zs::ALL {
+        for reserve in [false, true] {
+            measure_distribution::<Keyed>(OBJECTS, zs, reserve);
+            measure_distribution::<Shared>(OBJECTS, zs, reserve);
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+        return;
+    }
+    let filter = args.iter().find(|arg| !arg.starts_with('-'));
+    let runs = |part: &str| filter.is_none_or(|filter| part.contains(filter.as_str()));
+    println!(
+        "{OPERATIONS} operations, fastest of {REPLAYS} replays each; an empty timed region costs {:.0} ns (median)",
+        timer_cost().as_secs_f64() * 1e9
+    );
+    if runs("backends") {
+        backends();
+    }
+    if runs("distributions") {
+        distributions();
     }
 }

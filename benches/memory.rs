@@ -2,7 +2,8 @@
 //! counting global allocator around the system one, and a table on
 //! standard output (not criterion).
 //!
-//! `cargo bench --bench memory`
+//! `cargo bench --bench memory`; `-- per-object` or `-- mass-death` runs
+//! one of the two parts.
 //!
 //! For each backend and size it builds the scene (objects on the 16 jelly
 //! layers) and reports, per object:
@@ -29,13 +30,26 @@
 //! The game's own list of handles is allocated before counting starts and
 //! is not counted; the objects' payload (an id and an x, 8 bytes) is, for
 //! every backend.
+//!
+//! # After a mass death
+//!
+//! The second part follows zorder's two collections, `ZOrder<u32>` and the
+//! fixed-point `Rc` collection, through a burst's life: 10^6 objects each
+//! at its own fractional Z, all removed, `prune_after + 1` traversals
+//! (every emptied bucket pruned), then `shrink_to_fit`; it prints the
+//! bytes the collection holds after each step (the `Rc` objects are the
+//! game's: made before counting starts, and not counted). The target is
+//! at most 64 KiB after the shrink.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use counting::{BLOCKS, CHUNKS, HELD, PEAK};
 
+use zorder::{FixedPointZCollection, ZObject, ZOrder};
 use zorder_peers::scenario::SEED;
-use zorder_peers::{Backend, Canvas, Rng, Sprite};
+use zorder_peers::{Backend, Canvas, I16F16, Rng, Sprite};
 
 // A counting allocator has to implement the unsafe `GlobalAlloc`; it only
 // forwards to `System`, so this is the one place here that needs `unsafe`.
@@ -142,7 +156,7 @@ fn measure<B: Backend>(objects: usize, zs: Zs) {
     let pick = |i: usize, rng: &mut Rng| match zs {
         Zs::Layers if i == usize::MAX => *rng.pick(&layers),
         Zs::Layers => layers[i * layers.len() / objects],
-        Zs::Distinct => zorder_peers::I16F16::from_bits(rng.below(32 << 16) as i32),
+        Zs::Distinct => I16F16::from_bits(rng.below(32 << 16) as i32),
     };
     if zs == Zs::Distinct && !B::with_levels(31).accepts(pick(0, &mut rng)) {
         return;
@@ -193,7 +207,87 @@ fn measure<B: Backend>(objects: usize, zs: Zs) {
     drop(scene);
 }
 
-fn main() {
+/// The objects of the mass death.
+const DEATHS: u32 = 1_000_000;
+
+/// The `i`-th of 2^31 distinct fractional Z values (odd bits: never a
+/// level or the default Z), in an order unrelated to `i`.
+fn distinct_z(i: u32) -> I16F16 {
+    let mixed = i.wrapping_mul(0x9E37_79B1) & 0x7FFF_FFFF;
+    I16F16::from_bits(((mixed << 1) | 1) as i32)
+}
+
+/// Bytes held by a collection after each step of a mass death: full,
+/// emptied, pruned, shrunk. `file` and `unfile` act on object `i`.
+fn mass_death<C>(
+    name: &str,
+    build: impl FnOnce() -> C,
+    mut file: impl FnMut(&mut C, u32),
+    mut unfile: impl FnMut(&mut C, u32),
+    walk: impl Fn(&C) -> usize,
+    shrink: impl FnOnce(&mut C),
+) {
+    let before = held();
+    let mut collection = build();
+    for i in 0..DEATHS {
+        file(&mut collection, i);
+    }
+    let full = held() - before;
+    for i in 0..DEATHS {
+        unfile(&mut collection, i);
+    }
+    let emptied = held() - before;
+    for _ in 0..=ZOrder::<u32>::DEFAULT_PRUNE_AFTER {
+        assert_eq!(walk(&collection), 0);
+    }
+    let pruned = held() - before;
+    shrink(&mut collection);
+    let shrunk = held() - before;
+    println!(
+        "{name:<22} {DEATHS:>9} {full:>12} {emptied:>12} {pruned:>12} {shrunk:>10}  {}",
+        if shrunk <= 64 * 1024 {
+            "ok (<= 64 KiB)"
+        } else {
+            "MISSED (64 KiB)"
+        }
+    );
+    drop(collection);
+}
+
+fn mass_deaths() {
+    println!(
+        "\nbytes held after a mass death at distinct Z, each step\n{:<22} {:>9} {:>12} {:>12} {:>12} {:>10}  target",
+        "collection", "objects", "full", "all removed", "pruned", "shrunk"
+    );
+    mass_death(
+        "ZOrder<u32>",
+        || ZOrder::<u32>::new(31).expect("a valid layout"),
+        |order, i| order.insert(i, distinct_z(i)).expect("a new key"),
+        |order, i| {
+            order.remove(i).expect("a held key");
+        },
+        |order| order.back_to_front().count(),
+        ZOrder::shrink_to_fit,
+    );
+    type Object = Rc<ZObject<Cell<I16F16>>>;
+    let objects: Vec<Object> = (0..DEATHS)
+        .map(|i| Rc::new(ZObject::new(Cell::new(distinct_z(i)))))
+        .collect();
+    mass_death(
+        "FixedPointZCollection",
+        || FixedPointZCollection::new(31).expect("a valid layout"),
+        |scene, i| scene.add(&objects[i as usize]).expect("a free object"),
+        |scene, i| {
+            scene
+                .remove(&objects[i as usize])
+                .expect("an object of this scene")
+        },
+        |scene| scene.back_to_front().count(),
+        FixedPointZCollection::shrink_to_fit,
+    );
+}
+
+fn per_object() {
     println!(
         "{:<14} {:>9} {:>9} {:>10} {:>10} {:>12} {:>11} {:>10} {:>10} {:>10}",
         "backend",
@@ -211,5 +305,20 @@ fn main() {
         for objects in [1_000, 100_000, 1_000_000] {
             zorder_peers::for_each_backend!(measure(objects, zs));
         }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+        return;
+    }
+    let filter = args.iter().find(|arg| !arg.starts_with('-'));
+    let runs = |part: &str| filter.is_none_or(|filter| part.contains(filter.as_str()));
+    if runs("per-object") {
+        per_object();
+    }
+    if runs("mass-death") {
+        mass_deaths();
     }
 }

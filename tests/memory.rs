@@ -1,0 +1,483 @@
+//! What a collection holds over a long run, counted by a counting global
+//! allocator: after a mass death and `shrink_to_fit`, while growing into a
+//! reserved capacity, with huge key indices, and from a hostile document.
+//!
+//! The counters are per thread, so the test harness's other threads (and
+//! the other tests, which run in parallel) never show in a count; a count
+//! is the bytes this thread holds at its end less those it held at its
+//! start, with nothing else allocated (and kept) in between: not even a
+//! print, which grows the harness's capture buffer. Under Miri the
+//! sizes shrink, and so do the collections' nodes (8 slots a leaf).
+//!
+//! `cargo test --test memory -- --nocapture` prints what each test saw.
+
+#[macro_use]
+mod support;
+
+use support::{Face, Keyed, distinct_z};
+use zorder::{DEFAULT_Z, I16F16, ZOrder};
+
+// A counting allocator has to implement the unsafe `GlobalAlloc`; it only
+// forwards to `System`, so this is the one place here that needs `unsafe`.
+#[allow(unsafe_code)]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    /// What one thread has done with the allocator.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Seen {
+        /// Bytes allocated less bytes freed.
+        pub held: isize,
+        /// Calls to `realloc`.
+        pub reallocs: usize,
+        /// Allocations (`alloc`, `alloc_zeroed`, `realloc`).
+        pub allocations: usize,
+        /// The largest size asked for.
+        pub largest: usize,
+    }
+
+    thread_local! {
+        static SEEN: Cell<Seen> = const {
+            Cell::new(Seen { held: 0, reallocs: 0, allocations: 0, largest: 0 })
+        };
+    }
+
+    /// What this thread has done so far.
+    pub fn seen() -> Seen {
+        SEEN.with(Cell::get)
+    }
+
+    /// Starts counting reallocations, allocations and the largest size
+    /// afresh on this thread (the bytes held go on).
+    pub fn restart() {
+        SEEN.with(|seen| {
+            seen.set(Seen {
+                held: seen.get().held,
+                ..Seen::default()
+            });
+        });
+    }
+
+    fn note(grew: usize, shrank: usize, realloc: bool) {
+        // `try_with`: a thread's last frees may come after its locals are
+        // gone (these have no destructor, so in practice they never are).
+        let _ = SEEN.try_with(|seen| {
+            let mut now = seen.get();
+            now.held += grew as isize - shrank as isize;
+            if grew > 0 {
+                now.allocations += 1;
+                now.largest = now.largest.max(grew);
+            }
+            now.reallocs += usize::from(realloc);
+            seen.set(now);
+        });
+    }
+
+    /// The system allocator, counting per thread.
+    pub struct Counting;
+
+    // SAFETY: every call forwards to `System` with the caller's arguments, so
+    // `System`'s guarantees hold; the counters only observe.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
+            let block = unsafe { System.alloc(layout) };
+            if !block.is_null() {
+                note(layout.size(), 0, false);
+            }
+            block
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: as in `alloc`.
+            let block = unsafe { System.alloc_zeroed(layout) };
+            if !block.is_null() {
+                note(layout.size(), 0, false);
+            }
+            block
+        }
+
+        unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+            // SAFETY: forwarded unchanged; `block` came from this allocator.
+            unsafe { System.dealloc(block, layout) };
+            note(0, layout.size(), false);
+        }
+
+        unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: forwarded unchanged; `block` came from this allocator.
+            let moved = unsafe { System.realloc(block, layout, new_size) };
+            if !moved.is_null() {
+                note(new_size, layout.size(), true);
+            }
+            moved
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+use counting::{restart, seen};
+
+/// Bytes this thread holds now.
+fn held() -> isize {
+    seen().held
+}
+
+/// What a collection may hold after it has lost its entries and shrunk.
+const SHRUNK_MAX: isize = 64 * 1024;
+
+/// The objects of a mass death (fewer under Miri).
+const DEATHS: u32 = if cfg!(miri) { 500 } else { 1_000_000 };
+
+/// Slots of a leaf or block (the library's `LEAF_SLOTS`, small under Miri).
+const SLOTS: usize = if cfg!(miri) { 8 } else { 64 };
+
+/// The size of the largest node of a `ZOrder<u32>`, a tree leaf: a
+/// length, the Z and the key of each slot, and three links (its
+/// neighbours and its parent). A block of the level chain is the same
+/// but for the parent link, and an inner node of the tree is smaller.
+const LEAF_BYTES: usize = (8 + SLOTS * (4 + 4) + 3 * 4).next_multiple_of(8);
+
+/// A chunk of a node pool's id table: 64 boxed nodes. Under Miri it is
+/// bigger than a leaf.
+const ID_CHUNK_BYTES: usize = 64 * 8;
+
+fn level(level: u32) -> I16F16 {
+    I16F16::from_num(level)
+}
+
+/// A new collection with `objects` filed, the `i`-th at `distinct_z(i)`,
+/// and the bytes it held new, counted from `before`.
+fn filled_at_distinct_z<F: Face>(objects: &[F::Object], before: isize) -> (F, isize) {
+    let mut face = F::build(31, 8);
+    let fresh = held() - before;
+    for (i, object) in (0..).zip(objects) {
+        face.insert(object, distinct_z(i));
+    }
+    (face, fresh)
+}
+
+/// `n` objects at their own Z (then moved to others, if `churn`), all
+/// removed, `prune_after + 1` traversals, `shrink_to_fit`: the collection
+/// holds at most [`SHRUNK_MAX`]; `clear` and drop give back the rest.
+fn mass_death_then_shrink<F: Face>(churn: bool) {
+    let n = DEATHS;
+    let objects: Vec<F::Object> = (0..n).map(F::object).collect();
+    let before = held();
+    let (mut face, fresh) = filled_at_distinct_z::<F>(&objects, before);
+    let full = held() - before;
+    if churn {
+        for round in 1..=2 {
+            for (i, object) in (0..).zip(&objects) {
+                face.set_z(object, distinct_z(round * n + i));
+            }
+        }
+    }
+    for object in &objects {
+        face.remove(object);
+    }
+    let dead = held() - before;
+    for _ in 0..=8 {
+        assert_eq!(face.walk(), 0);
+    }
+    assert_eq!(face.buckets(), 0, "every bucket pruned");
+    let walked = held() - before;
+    face.shrink_to_fit();
+    face.check();
+    let shrunk = held() - before;
+    face.clear();
+    let cleared = held() - before;
+    drop(face);
+    let dropped = held() - before;
+    println!(
+        "{} {n} deaths{}: fresh {fresh} B, full {full} B, all dead {dead} B, \
+         pruned {walked} B, shrunk {shrunk} B, cleared {cleared} B, dropped {dropped} B",
+        F::NAME,
+        if churn { " after 2n set_z" } else { "" },
+    );
+    assert!(
+        shrunk <= SHRUNK_MAX,
+        "{} holds {shrunk} B after shrinking",
+        F::NAME
+    );
+    assert!(cleared <= shrunk, "clear keeps nothing a shrink gave back");
+    assert_eq!(dropped, 0, "drop frees everything");
+}
+
+on_both_faces! {
+    a_mass_death_at_distinct_z_then_shrink_to_fit_holds_at_most_64_kib => mass_death_then_shrink(false);
+    churn_then_a_mass_death_then_shrink_to_fit_holds_at_most_64_kib => mass_death_then_shrink(true);
+}
+
+/// `clear` on a full collection (10^6 objects at distinct Z) leaves what a
+/// new collection holds; dropping it then frees everything.
+fn clear_frees_everything<F: Face>() {
+    let objects: Vec<F::Object> = (0..DEATHS).map(F::object).collect();
+    let before = held();
+    let (mut face, fresh) = filled_at_distinct_z::<F>(&objects, before);
+    face.clear();
+    let cleared = held() - before;
+    drop(face);
+    let dropped = held() - before;
+    // Printing allocates (the harness's capture buffer): after counting.
+    println!("{} cleared: {cleared} B, a new one {fresh} B", F::NAME);
+    assert_eq!(dropped, 0, "drop frees everything");
+    assert_eq!(cleared, fresh, "{}: clear frees everything", F::NAME);
+}
+
+#[test]
+fn clear_on_a_full_collection_frees_everything_rc() {
+    clear_frees_everything::<support::Shared>();
+}
+
+/// GAP: `ZOrder::clear` forgets each key in the key table but keeps the
+/// table's chunks: 4,010,132 B after clearing 10^6 dense keys (4 bytes an
+/// index up to the highest one held), where a new collection holds 148 B.
+/// `shrink_to_fit` or drop gives them back (see the mass-death tests);
+/// the `Rc` collection's `clear` keeps nothing.
+#[test]
+#[ignore = "gap: ZOrder::clear keeps the key table's chunks (4 MB after 10^6 keys)"]
+fn clear_on_a_full_collection_frees_everything_keyed() {
+    clear_frees_everything::<Keyed>();
+}
+
+/// How the objects of a growth get their Z.
+#[derive(Clone, Copy, Debug)]
+enum Zs {
+    /// The 16 levels `0..16`.
+    Levels,
+    /// Each its own fractional Z.
+    Distinct,
+    /// All at the default Z.
+    Default,
+    /// The legacy creation: the default Z, then a level.
+    DefaultThenLevel,
+}
+
+/// Grows a `ZOrder<u32>` made `with_capacity(n)` to `n` dense keys, and
+/// returns what the allocator saw during the growth.
+fn growth_into_capacity(zs: Zs) -> counting::Seen {
+    let n = if cfg!(miri) { 800 } else { 1_000_000 };
+    let before = held();
+    let mut order = Keyed::with_capacity(31, n as usize).expect("room");
+    let reserved = held() - before;
+    restart();
+    for key in 0..n {
+        let result = match zs {
+            Zs::Levels => order.insert(key, level(key % 16)),
+            Zs::Distinct => order.insert(key, distinct_z(key)),
+            Zs::Default => order.insert(key, DEFAULT_Z),
+            Zs::DefaultThenLevel => order
+                .insert(key, DEFAULT_Z)
+                .and_then(|()| order.set_z(key, level(key % 16))),
+        };
+        result.expect("a new key");
+    }
+    let growth = seen();
+    order.check_invariants();
+    println!(
+        "with_capacity({n}) then {n} keys, {zs:?}: {reserved} B reserved, then {} allocations \
+         (the largest {} B), {} reallocs, {} B more; a leaf is {LEAF_BYTES} B",
+        growth.allocations,
+        growth.largest,
+        growth.reallocs,
+        held() - before - reserved,
+    );
+    growth
+}
+
+/// No reallocation, and no allocation bigger than a node (or a chunk of a
+/// pool's ids).
+fn grows_into_capacity_a_node_at_a_time(zs: Zs) {
+    let growth = growth_into_capacity(zs);
+    assert_eq!(growth.reallocs, 0, "{zs:?}: no reallocation");
+    assert!(
+        growth.largest <= LEAF_BYTES.max(ID_CHUNK_BYTES),
+        "{zs:?}: an allocation of {} B",
+        growth.largest
+    );
+}
+
+#[test]
+fn growth_into_a_reserved_capacity_at_levels_never_reallocates() {
+    grows_into_capacity_a_node_at_a_time(Zs::Levels);
+}
+
+#[test]
+fn growth_into_a_reserved_capacity_at_the_default_z_never_reallocates() {
+    grows_into_capacity_a_node_at_a_time(Zs::Default);
+}
+
+#[test]
+fn growth_into_a_reserved_capacity_by_legacy_creation_never_reallocates() {
+    grows_into_capacity_a_node_at_a_time(Zs::DefaultThenLevel);
+}
+
+#[test]
+fn growth_into_a_reserved_capacity_at_distinct_z_allocates_a_node_at_a_time() {
+    let growth = growth_into_capacity(Zs::Distinct);
+    assert!(
+        growth.largest <= LEAF_BYTES.max(ID_CHUNK_BYTES),
+        "an allocation of {} B",
+        growth.largest
+    );
+}
+
+/// GAP: `try_reserve` (and so `with_capacity`) reserves the id tables of
+/// the level chain's blocks and the tree's leaves, but not that of the
+/// tree's inner nodes. At 10^6 keys at distinct Z the tree has about a
+/// thousand inner nodes, 16 chunks of ids, and the directory of those
+/// chunks (a `Vec` of pointers) grows by reallocating twice, 32 to 64 and
+/// 64 to 128 bytes (seen in a debugger: `Pool<tree::Inner>::alloc`
+/// pushing a chunk). Small copies, but the target is no reallocation.
+#[test]
+#[ignore = "gap: with_capacity does not reserve the tree's inner-node id table (2 reallocs at 10^6 distinct Z)"]
+fn growth_into_a_reserved_capacity_at_distinct_z_never_reallocates() {
+    grows_into_capacity_a_node_at_a_time(Zs::Distinct);
+}
+
+/// GAP (measured by `cargo bench --bench latency -- distributions`: the
+/// worst single operation of the steady run at distinct Z without a
+/// reservation is 141 to 161 µs, 244 to 392 times the median, on both
+/// faces, against a target of 50 times plus 100 µs). When no traversal
+/// comes, each move at distinct Z leaves a bucket waiting, up to one per
+/// live Z, and the ledger's map from Z to record doubles as they pile up:
+/// the operation that crosses a power of two allocates the new table, two
+/// zeroed arrays of 4 bytes a slot, at once. The worst operations of those
+/// runs, #24,544, #196,600 and #393,495, are such doublings (2 × 256 KiB,
+/// 2 × 2 MiB, 2 × 4 MiB: seen with a logging allocator). The entries move
+/// over a few at a time, but the allocation is one, and glibc zeroes it
+/// with a `memset` once its dynamic mmap threshold has risen past it.
+/// With `with_capacity` the map is reserved and the worst is 4 µs.
+#[test]
+#[ignore = "gap: the pruning ledger's map allocates its doubled table (2 x 8 MiB at 10^6 waiting buckets) in one operation"]
+fn moves_at_distinct_z_never_allocate_a_large_table_at_once() {
+    let n = if cfg!(miri) { 2_000 } else { 1_000_000 };
+    let mut order = Keyed::new(15).expect("a valid layout");
+    for key in 0..n {
+        order.insert(key, distinct_z(key)).expect("a new key");
+    }
+    restart();
+    for key in 0..n {
+        order.set_z(key, distinct_z(n + key)).expect("a held key");
+    }
+    let moves = seen();
+    println!(
+        "{n} moves at distinct Z, no traversal: {} buckets, the largest allocation {} B",
+        order.nonoptimized_buckets(),
+        moves.largest
+    );
+    assert!(
+        moves.largest <= 64 * 1024,
+        "an allocation of {} B",
+        moves.largest
+    );
+}
+
+/// Bytes a collection of `K` holds after filing `keys`, the `i`-th at a
+/// Z given by `i`.
+fn bytes_for<K: zorder::ZKey>(keys: impl Iterator<Item = K>, z: impl Fn(u32) -> I16F16) -> isize {
+    let before = held();
+    let mut order = ZOrder::<K>::new(31).expect("a valid layout");
+    for (i, key) in (0..).zip(keys) {
+        order.insert(key, z(i)).expect("a new key");
+    }
+    let bytes = held() - before;
+    drop(order);
+    bytes
+}
+
+/// How many times what `n` dense keys cost, at most, `n` keys at huge
+/// indices cost at the same Z values (the worst case over several `n`).
+fn huge_keys_against_dense_ones(z: impl Fn(u32) -> I16F16 + Copy, zs: &str) -> (f64, String) {
+    let sizes: &[u32] = if cfg!(miri) {
+        &[200]
+    } else {
+        &[1_000, 100_000, 1_000_000]
+    };
+    let mut worst = (0.0, String::new());
+    for &n in sizes {
+        let dense = bytes_for((0..n).map(u64::from), z);
+        let dense_usize = bytes_for(0..n as usize, z);
+        let cases = [
+            (
+                "u64::MAX - i",
+                bytes_for((0..n).map(|i| u64::MAX - u64::from(i)), z),
+                dense,
+            ),
+            (
+                "2^40 + i",
+                bytes_for((0..n).map(|i| (1 << 40) + u64::from(i)), z),
+                dense,
+            ),
+            (
+                "usize::MAX - i",
+                bytes_for((0..n as usize).map(|i| usize::MAX - i), z),
+                dense_usize,
+            ),
+        ];
+        for (name, bytes, base) in cases {
+            let ratio = bytes as f64 / base as f64;
+            println!(
+                "{n} keys at {zs}: {name} {bytes} B, dense {base} B, ratio {ratio:.2} \
+                 ({:.1} B a key more)",
+                (bytes - base) as f64 / f64::from(n)
+            );
+            if ratio > worst.0 {
+                worst = (ratio, format!("{n} keys at {name}, {zs}"));
+            }
+        }
+    }
+    worst
+}
+
+/// A guard, not the target (see the ignored tests below): huge indices
+/// never cost an array up to them, only a hash map's slots.
+#[test]
+fn huge_keys_cost_at_most_three_times_dense_keys() {
+    for (ratio, case) in [
+        huge_keys_against_dense_ones(|i| level(i % 16), "levels"),
+        huge_keys_against_dense_ones(distinct_z, "distinct Z"),
+    ] {
+        assert!(ratio <= 3.0, "{case}: {ratio:.2} × dense");
+    }
+}
+
+// GAP: keys at huge indices go to the key table's hash map, which costs
+// 20 to 27 bytes a key more than the dense array (12-byte slots, at most
+// half full, and the old table beside the new one while a growth moves
+// entries over), against about 16 bytes a key in all for dense `u64` keys
+// at levels. Measured (debug build, `-- --nocapture`): at levels 2.17×
+// (10^3 keys), 2.67× (10^5), 2.29× (10^6); at distinct Z 1.95×, 2.27×,
+// 2.00× (the same for `u64::MAX - i`, `2^40 + i` and `usize::MAX - i`).
+
+#[test]
+#[ignore = "gap: huge keys at levels cost up to 2.67x dense keys (target 2x)"]
+fn huge_keys_at_levels_cost_at_most_twice_dense_keys() {
+    let (ratio, case) = huge_keys_against_dense_ones(|i| level(i % 16), "levels");
+    assert!(ratio <= 2.0, "{case}: {ratio:.2} × dense");
+}
+
+#[test]
+#[ignore = "gap: huge keys at distinct Z cost up to 2.27x dense keys (target 2x)"]
+fn huge_keys_at_distinct_z_cost_at_most_twice_dense_keys() {
+    let (ratio, case) = huge_keys_against_dense_ones(distinct_z, "distinct Z");
+    assert!(ratio <= 2.0, "{case}: {ratio:.2} × dense");
+}
+
+/// A 59-byte document naming the key `u32::MAX` (as a `u64`) builds a
+/// collection of a few KiB, not an array up to that index.
+#[cfg(feature = "serde")]
+#[test]
+fn a_hostile_document_of_59_bytes_deserializes_into_a_few_kib() {
+    let json = r#"{"max_level":10,"prune_after":8,"entries":[[4294967295,0]]}"#;
+    assert_eq!(json.len(), 59);
+    let before = held();
+    let order: ZOrder<u64> = serde_json::from_str(json).expect("a valid document");
+    let bytes = held() - before;
+    println!("the 59-byte document: {bytes} B");
+    assert_eq!(order.first(), Some((u64::from(u32::MAX), I16F16::ZERO)));
+    assert!(bytes <= 4096, "{bytes} B");
+}
