@@ -135,10 +135,11 @@ const DEATHS: u32 = if cfg!(miri) { 500 } else { 1_000_000 };
 const SLOTS: usize = if cfg!(miri) { 8 } else { 64 };
 
 /// The size of the largest node of a `ZOrder<u32>`, a tree leaf: a
-/// length, the Z and the key of each slot, and three links (its
-/// neighbours and its parent). A block of the level chain is the same
-/// but for the parent link, and an inner node of the tree is smaller.
-const LEAF_BYTES: usize = (8 + SLOTS * (4 + 4) + 3 * 4).next_multiple_of(8);
+/// length, a mask of the slots a batch emptied, the Z and the key of each
+/// slot, and three links (its neighbours and its parent). A block of the
+/// level chain is smaller (a mask, a count and two links), and so is an
+/// inner node of the tree.
+const LEAF_BYTES: usize = (8 + 8 + SLOTS * (4 + 4) + 3 * 4).next_multiple_of(8);
 
 /// A chunk of a node pool's id table: 64 boxed nodes. Under Miri it is
 /// bigger than a leaf.
@@ -232,13 +233,9 @@ fn clear_on_a_full_collection_frees_everything_rc() {
     clear_frees_everything::<support::Shared>();
 }
 
-/// GAP: `ZOrder::clear` forgets each key in the key table but keeps the
-/// table's chunks: 4,010,132 B after clearing 10^6 dense keys (4 bytes an
-/// index up to the highest one held), where a new collection holds 148 B.
-/// `shrink_to_fit` or drop gives them back (see the mass-death tests);
-/// the `Rc` collection's `clear` keeps nothing.
+/// `clear` gives back the key table's chunks too (4 bytes an index up to
+/// the highest one held), as the `Rc` collection's keeps nothing.
 #[test]
-#[ignore = "gap: ZOrder::clear keeps the key table's chunks (4 MB after 10^6 keys)"]
 fn clear_on_a_full_collection_frees_everything_keyed() {
     clear_frees_everything::<Keyed>();
 }
@@ -315,25 +312,10 @@ fn growth_into_a_reserved_capacity_by_legacy_creation_never_reallocates() {
     grows_into_capacity_a_node_at_a_time(Zs::DefaultThenLevel);
 }
 
+/// `try_reserve` (and so `with_capacity`) reserves the id tables of the
+/// level chain's blocks and of the tree's leaves and inner nodes, so the
+/// directories of their chunks never grow by reallocating.
 #[test]
-fn growth_into_a_reserved_capacity_at_distinct_z_allocates_a_node_at_a_time() {
-    let growth = growth_into_capacity(Zs::Distinct);
-    assert!(
-        growth.largest <= LEAF_BYTES.max(ID_CHUNK_BYTES),
-        "an allocation of {} B",
-        growth.largest
-    );
-}
-
-/// GAP: `try_reserve` (and so `with_capacity`) reserves the id tables of
-/// the level chain's blocks and the tree's leaves, but not that of the
-/// tree's inner nodes. At 10^6 keys at distinct Z the tree has about a
-/// thousand inner nodes, 16 chunks of ids, and the directory of those
-/// chunks (a `Vec` of pointers) grows by reallocating twice, 32 to 64 and
-/// 64 to 128 bytes (seen in a debugger: `Pool<tree::Inner>::alloc`
-/// pushing a chunk). Small copies, but the target is no reallocation.
-#[test]
-#[ignore = "gap: with_capacity does not reserve the tree's inner-node id table (2 reallocs at 10^6 distinct Z)"]
 fn growth_into_a_reserved_capacity_at_distinct_z_never_reallocates() {
     grows_into_capacity_a_node_at_a_time(Zs::Distinct);
 }
