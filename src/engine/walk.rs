@@ -19,7 +19,7 @@
 //! yield one entry twice, however calls to them are mixed (their runs may
 //! overlap where they meet).
 
-use super::block::{ALL, Block, Mask, highest};
+use super::block::{ALL, BLOCK_SLOTS, Block, Mask, highest};
 use super::entry::Entry;
 use super::leaf::{Cursor, Leaf};
 use super::levels::BlockCursor;
@@ -403,7 +403,7 @@ impl<'a, E: Entry> Walk<'a, E> {
             }
             if self.up_mask != 0 {
                 let block = self.up_block?;
-                let slot = self.up_mask.trailing_zeros() as usize;
+                let slot = self.up_mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
                 self.up_mask &= self.up_mask - 1;
                 self.ends.remaining -= 1;
                 return Some((block.get(slot), if Z { block.z(slot) } else { 0 }));
@@ -436,7 +436,7 @@ impl<'a, E: Entry> Walk<'a, E> {
             }
             if self.down_mask != 0 {
                 let block = self.down_block?;
-                let slot = highest(self.down_mask);
+                let slot = highest(self.down_mask) & (BLOCK_SLOTS - 1);
                 self.down_mask &= !(1 << slot);
                 self.ends.remaining -= 1;
                 return Some((block.get(slot), if Z { block.z(slot) } else { 0 }));
@@ -469,12 +469,16 @@ impl<'a, E: Entry> Walk<'a, E> {
         loop {
             if let Some(block) = self.up_block {
                 let mut mask = core::mem::take(&mut self.up_mask);
-                while mask != 0 && self.ends.remaining != 0 {
-                    let slot = mask.trailing_zeros() as usize;
+                // In locals, so the loop keeps them in registers; the slot
+                // masked, so indexing needs no bounds check.
+                let mut remaining = self.ends.remaining;
+                while mask != 0 && remaining != 0 {
+                    let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
                     mask &= mask - 1;
-                    self.ends.remaining -= 1;
+                    remaining -= 1;
                     acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                 }
+                self.ends.remaining = remaining;
             }
             let take = self.up.len().min(self.ends.remaining);
             for (i, slot) in self.up[..take].iter().enumerate() {
@@ -500,14 +504,17 @@ impl<'a, E: Entry> Walk<'a, E> {
             if let Some(block) = self.down_block {
                 // Walking down a reversed mask takes the lowest bit, the
                 // cheaper step.
-                let shift = Mask::BITS as usize - super::block::BLOCK_SLOTS;
+                let shift = Mask::BITS as usize - BLOCK_SLOTS;
                 let mut mask = core::mem::take(&mut self.down_mask).reverse_bits() >> shift;
-                while mask != 0 && self.ends.remaining != 0 {
-                    let slot = super::block::BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize;
+                let mut remaining = self.ends.remaining;
+                while mask != 0 && remaining != 0 {
+                    let slot =
+                        (BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize) & (BLOCK_SLOTS - 1);
                     mask &= mask - 1;
-                    self.ends.remaining -= 1;
+                    remaining -= 1;
                     acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                 }
+                self.ends.remaining = remaining;
             }
             let take = self.down.len().min(self.ends.remaining);
             let start = self.down.len() - take;
