@@ -453,10 +453,11 @@ impl KeyedHarness {
         // refuses a Z.
         self.model.collections[c].tick();
         let expected = self.expected_pairs(c);
-        let refused = expected.iter().any(|&(_, z)| z > 255);
+        let default_max = ZOrder::<Key>::DEFAULT_MAX_LEVEL;
+        let refused = expected.iter().any(|&(_, z)| z > default_max);
         on!(&self.orders[c], o => {
             let collected = o.iter().collect::<ZOrder<Key, _>>();
-            assert_eq!(collected.max_level(), ZOrder::<Key>::DEFAULT_MAX_LEVEL);
+            assert_eq!(collected.max_level(), default_max);
             let simple = matches!(self.orders[c], AnyOrder::Simple(_));
             assert_eq!(collected == *o, !(simple && refused), "collected");
         });
