@@ -215,12 +215,13 @@ impl Indices {
         }
     }
 
-    /// The entry whose key index is `index`.
+    /// The entry whose key index is `index` (for entries numbered below
+    /// `u32::MAX - 64`).
     pub fn id(self, index: u64) -> usize {
         let id = match self {
             Indices::Dense => index,
             Indices::Spread => index >> 6,
-            _ if index < MAX_OBJECTS as u64 => index,
+            _ if index < Self::BELOW_U32_MAX => index,
             Indices::NearMax => u64::MAX - index,
             Indices::Above2Pow40 => index - (1 << 40),
             Indices::AcrossU32Max => index - Self::BELOW_U32_MAX,
