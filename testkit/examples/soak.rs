@@ -43,31 +43,14 @@ use zorder::{
     DEFAULT_Z, FixedPointZCollection, I16F16, KeyVisit, RcZCollection, SimpleZCollection, Visit,
     ZError, ZKey, ZObject, ZOrder,
 };
+use zorder_peers::Rng;
 use zorder_testkit::keyed::Key;
-use zorder_testkit::model::{Layout, Model};
+use zorder_testkit::model::{Layout, Model, ModelCollection};
 use zorder_testkit::ops::Indices;
 
-/// A small fast generator (splitmix64): the run is a function of the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (at least 1).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True `per_mille` times in 1000.
-    fn chance(&mut self, per_mille: usize) -> bool {
-        self.below(1000) < per_mille
-    }
+/// True `per_mille` times in 1000.
+fn chance(rng: &mut Rng, per_mille: usize) -> bool {
+    rng.below(1000) < per_mille
 }
 
 /// The operations the soak times, one kind each.
@@ -315,7 +298,7 @@ fn layer_z(rng: &mut Rng) -> I16F16 {
 /// negative, above the levels), or in a simple layout any level.
 fn own_z(rng: &mut Rng, layout: Layout) -> I16F16 {
     match layout {
-        Layout::Fixed { .. } => I16F16::from_bits((rng.next() as i32) >> 5),
+        Layout::Fixed { .. } => I16F16::from_bits((rng.next_u64() as i32) >> 5),
         Layout::Simple { max_level } => I16F16::from_num(rng.below(usize::from(max_level) + 1)),
     }
 }
@@ -325,7 +308,7 @@ fn scene_z(rng: &mut Rng, scene: Scene, layout: Layout) -> I16F16 {
     match scene {
         Scene::FewLevels | Scene::Bursts => layer_z(rng),
         Scene::OwnZ | Scene::Batches | Scene::Quiet => own_z(rng, layout),
-        Scene::DefaultThenMove if rng.chance(500) => layer_z(rng),
+        Scene::DefaultThenMove if chance(rng, 500) => layer_z(rng),
         Scene::DefaultThenMove => own_z(rng, layout),
     }
 }
@@ -338,7 +321,7 @@ fn refused_z(rng: &mut Rng, layout: Layout) -> Option<I16F16> {
             0 => DEFAULT_Z,
             1 => I16F16::from_num(i32::from(max_level) + 1),
             // A fraction.
-            _ => I16F16::from_bits(1 + (rng.next() as i32 & 0xFFFE)),
+            _ => I16F16::from_bits(1 + (rng.next_u64() as i32 & 0xFFFE)),
         }),
     }
 }
@@ -402,6 +385,55 @@ trait World {
     fn end_cycle(&mut self, stats: &mut Stats);
     /// Everything against the model.
     fn check_all(&mut self, stats: &mut Stats);
+}
+
+/// What a change of a frame does: file a new entry, remove a held one, or
+/// act on a held one as `roll` (below 700) says. A collection with fewer
+/// than `target` entries grows, one with more shrinks.
+enum Change {
+    New,
+    Remove(usize),
+    Held(usize, usize),
+}
+
+fn next_change(rng: &mut Rng, pool: &Pool, len: usize, target: usize) -> Change {
+    let grow = len < target;
+    let roll = rng.below(1000);
+    match pool.pick(rng) {
+        Some(id) if roll >= if grow { 800 } else { 700 } => Change::Remove(id),
+        Some(id) if roll >= if grow { 300 } else { 100 } => Change::Held(id, roll),
+        _ => Change::New,
+    }
+}
+
+/// Up to [`RANGE_TAKEN`] items of `walk`, from its back or its front.
+fn take_ends<I: DoubleEndedIterator>(walk: I, from_back: bool) -> Vec<I::Item> {
+    if from_back {
+        walk.rev().take(RANGE_TAKEN).collect()
+    } else {
+        walk.take(RANGE_TAKEN).collect()
+    }
+}
+
+/// Checks `first` and `last` against the model's, each entry shown by
+/// `show`.
+fn check_ends<T: PartialEq + std::fmt::Debug>(
+    real: (Option<T>, Option<T>),
+    model: &ModelCollection,
+    show: impl Fn((usize, I16F16)) -> T,
+    name: &str,
+) {
+    let expected = (model.first().map(&show), model.last().map(&show));
+    assert_eq!(real, expected, "{name}: first and last");
+}
+
+/// The next burst that is over by `frame`, if any.
+fn burst_over(bursts: &mut Bursts, frame: u64) -> Option<Vec<(usize, u32)>> {
+    if bursts.front().is_some_and(|&(until, _)| until <= frame) {
+        bursts.pop_front().map(|(_, entries)| entries)
+    } else {
+        None
+    }
 }
 
 /// Short-lived entries: their numbers (with the generation, for keys),
@@ -591,35 +623,35 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
     }
 
     fn churn(&mut self, rng: &mut Rng, scene: Scene, target: usize, stats: &mut Stats) {
-        let grow = self.order.len() < target;
-        let roll = rng.below(1000);
-        let Some(id) = self
-            .pool
-            .pick(rng)
-            .filter(|_| roll >= if grow { 300 } else { 100 })
-        else {
-            // An insert: at the scene's Z, or at the default Z first.
-            if scene == Scene::DefaultThenMove && rng.chance(700) {
-                let id = self.insert(DEFAULT_Z, stats);
-                if self.pool.is_held(id) {
-                    let z = scene_z(rng, scene, self.layout);
-                    self.set_z(id, z, stats);
-                } else {
-                    // A simple layout refuses the default Z.
-                    let z = scene_z(rng, scene, self.layout);
-                    self.insert(z, stats);
-                }
-            } else {
-                let z = scene_z(rng, scene, self.layout);
-                let id = self.insert(z, stats);
-                self.cheap(id);
+        let (id, roll) = match next_change(rng, &self.pool, self.order.len(), target) {
+            Change::Held(id, roll) => (id, roll),
+            Change::Remove(id) => {
+                self.remove(id, stats);
+                return self.cheap(id);
             }
-            return;
+            Change::New => {
+                // An insert: at the scene's Z, or at the default Z first.
+                if scene == Scene::DefaultThenMove && chance(rng, 700) {
+                    let id = self.insert(DEFAULT_Z, stats);
+                    if self.pool.is_held(id) {
+                        let z = scene_z(rng, scene, self.layout);
+                        self.set_z(id, z, stats);
+                    } else {
+                        // A simple layout refuses the default Z.
+                        let z = scene_z(rng, scene, self.layout);
+                        self.insert(z, stats);
+                    }
+                } else {
+                    let z = scene_z(rng, scene, self.layout);
+                    let id = self.insert(z, stats);
+                    self.cheap(id);
+                }
+                return;
+            }
         };
         let key = self.key(id);
         let z = scene_z(rng, scene, self.layout);
         match roll {
-            _ if roll >= if grow { 800 } else { 700 } => self.remove(id, stats),
             0..=499 => self.set_z(id, z, stats),
             500..=549 => {
                 let real = stats.time(Kind::Refile, || self.order.refile(key));
@@ -627,7 +659,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
                 assert_eq!(real, self.model.change(0, id, own), "{}: refile", self.name);
             }
             550..=589 => {
-                let z = if rng.chance(500) {
+                let z = if chance(rng, 500) {
                     self.model.collections[0].z_of(id).expect("held")
                 } else {
                     z
@@ -706,7 +738,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
                 // Extend: re-files and inserts, as one batch.
                 let mut steps = Vec::new();
                 for _ in 0..1 + rng.below(64) {
-                    let id = if rng.chance(500) {
+                    let id = if chance(rng, 500) {
                         self.pool.pick(rng).expect("held")
                     } else {
                         let id = self.fresh();
@@ -725,34 +757,19 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
             }
             680..=689 => {
                 let (start, end) = band(rng, self.model.collections[0].z_of(id).expect("held"));
-                let from_back = rng.chance(500);
-                let real: Vec<(Key, I16F16)> = stats.time(Kind::Range, || {
-                    let range = self.order.range((start, end));
-                    if from_back {
-                        range.rev().take(RANGE_TAKEN).collect()
-                    } else {
-                        range.take(RANGE_TAKEN).collect()
-                    }
+                let from_back = chance(rng, 500);
+                let real = stats.time(Kind::Range, || {
+                    take_ends(self.order.range((start, end)), from_back)
                 });
                 let model = self.model.collections[0].range((start, end));
                 let pair = |(id, z)| (self.key(id), z);
-                let expected: Vec<(Key, I16F16)> = if from_back {
-                    model.rev().take(RANGE_TAKEN).map(pair).collect()
-                } else {
-                    model.take(RANGE_TAKEN).map(pair).collect()
-                };
+                let expected = take_ends(model.map(pair), from_back);
                 assert_eq!(real, expected, "{}: range {start:?}..{end:?}", self.name);
             }
             _ => {
                 let real = stats.time(Kind::Ends, || (self.order.first(), self.order.last()));
-                let model = &self.model.collections[0];
                 let pair = |(id, z)| (self.key(id), z);
-                assert_eq!(
-                    real,
-                    (model.first().map(pair), model.last().map(pair)),
-                    "{}: ends",
-                    self.name
-                );
+                check_ends(real, &self.model.collections[0], pair, self.name);
             }
         }
         self.cheap(id);
@@ -761,12 +778,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
     fn end_frame(&mut self, rng: &mut Rng, scene: Scene, stats: &mut Stats) {
         self.frame += 1;
         // Bursts that are over go, one by one or in one batch.
-        while self
-            .bursts
-            .front()
-            .is_some_and(|&(until, _)| until <= self.frame)
-        {
-            let (_, entries) = self.bursts.pop_front().expect("a burst");
+        while let Some(entries) = burst_over(&mut self.bursts, self.frame) {
             let alive: Vec<usize> = entries
                 .into_iter()
                 .filter(|&(id, generation)| {
@@ -774,7 +786,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
                 })
                 .map(|(id, _)| id)
                 .collect();
-            if rng.chance(500) {
+            if chance(rng, 500) {
                 for id in alive {
                     self.remove(id, stats);
                 }
@@ -789,7 +801,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
                 self.settle(alive.into_iter());
             }
         }
-        if scene == Scene::Bursts && rng.chance(250) {
+        if scene == Scene::Bursts && chance(rng, 250) {
             let (frames, size) = burst(rng);
             let mut entries = Vec::with_capacity(size);
             for _ in 0..size {
@@ -857,7 +869,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
             self.cheap(id);
         }
         // Now and then the touch's walk itself, front to back.
-        if rng.chance(100) {
+        if chance(rng, 100) {
             let real: Vec<Key> = stats.time(Kind::FrontToBack, || {
                 self.order.front_to_back().take(hit).collect()
             });
@@ -874,7 +886,7 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
 
     fn end_scene(&mut self, rng: &mut Rng, stats: &mut Stats) {
         // A tenth of the entries go, chosen by a salt of the run.
-        let salt = rng.next() as usize;
+        let salt = rng.next_u64() as usize;
         let goes = |id: usize| (id ^ salt) % 10 == 0;
         let indices = self.indices;
         let keep = |key: Key, _| !goes(indices.id(key.index));
@@ -1089,32 +1101,29 @@ impl<L: zorder::Layout> World for RcWorld<L> {
     }
 
     fn churn(&mut self, rng: &mut Rng, scene: Scene, target: usize, stats: &mut Stats) {
-        let grow = self.scene.len() < target;
-        let roll = rng.below(1000);
-        let Some(id) = self
-            .pool
-            .pick(rng)
-            .filter(|_| roll >= if grow { 300 } else { 100 })
-        else {
-            if scene == Scene::DefaultThenMove && rng.chance(700) {
-                let z = scene_z(rng, scene, self.layout);
-                match self.add(DEFAULT_Z, stats) {
-                    Some(id) => self.change(id, z, stats),
-                    None => {
-                        self.add(z, stats);
+        let (id, roll) = match next_change(rng, &self.pool, self.scene.len(), target) {
+            Change::Held(id, roll) => (id, roll),
+            Change::Remove(id) => return self.remove(id, stats),
+            Change::New => {
+                if scene == Scene::DefaultThenMove && chance(rng, 700) {
+                    let z = scene_z(rng, scene, self.layout);
+                    match self.add(DEFAULT_Z, stats) {
+                        Some(id) => self.change(id, z, stats),
+                        None => {
+                            self.add(z, stats);
+                        }
+                    }
+                } else {
+                    let z = scene_z(rng, scene, self.layout);
+                    if let Some(id) = self.add(z, stats) {
+                        self.cheap(id);
                     }
                 }
-            } else {
-                let z = scene_z(rng, scene, self.layout);
-                if let Some(id) = self.add(z, stats) {
-                    self.cheap(id);
-                }
+                return;
             }
-            return;
         };
         let z = scene_z(rng, scene, self.layout);
         match roll {
-            _ if roll >= if grow { 800 } else { 700 } => return self.remove(id, stats),
             0..=539 => self.change(id, z, stats),
             540..=599 => {
                 let own = self.object(id).get();
@@ -1125,13 +1134,13 @@ impl<L: zorder::Layout> World for RcWorld<L> {
                 // refused Z.
                 let object = Rc::clone(self.object(id));
                 let (real, expected) = match refused_z(rng, self.layout) {
-                    Some(bad) if rng.chance(500) => {
+                    Some(bad) if chance(rng, 500) => {
                         let before = object.replace(bad);
                         let real = stats.time(Kind::Refused, || self.scene.change(&object));
                         object.set(before);
                         (real, self.model.change(0, id, bad))
                     }
-                    _ if rng.chance(500) => (
+                    _ if chance(rng, 500) => (
                         stats.time(Kind::Refused, || self.scene.add(&object)),
                         Err(ZError::AlreadyInCollection),
                     ),
@@ -1164,7 +1173,7 @@ impl<L: zorder::Layout> World for RcWorld<L> {
                     crowd.push(Rc::clone(self.object(id)));
                     steps.push(id);
                 }
-                let strangers = usize::from(rng.chance(100));
+                let strangers = usize::from(chance(rng, 100));
                 if strangers == 1 {
                     crowd.push(Rc::new(ZObject::new(Cell::new(z))));
                 }
@@ -1188,22 +1197,13 @@ impl<L: zorder::Layout> World for RcWorld<L> {
             }
             660..=669 => {
                 let (start, end) = band(rng, self.model.collections[0].z_of(id).expect("held"));
-                let from_back = rng.chance(500);
-                let real: Vec<*const Sprite> = stats.time(Kind::Range, || {
-                    let range = self.scene.range((start, end)).map(Rc::as_ptr);
-                    if from_back {
-                        range.rev().take(RANGE_TAKEN).collect()
-                    } else {
-                        range.take(RANGE_TAKEN).collect()
-                    }
+                let from_back = chance(rng, 500);
+                let real = stats.time(Kind::Range, || {
+                    take_ends(self.scene.range((start, end)).map(Rc::as_ptr), from_back)
                 });
                 let model = self.model.collections[0].range((start, end));
                 let pointer = |(id, _)| Rc::as_ptr(self.object(id));
-                let expected: Vec<*const Sprite> = if from_back {
-                    model.rev().take(RANGE_TAKEN).map(pointer).collect()
-                } else {
-                    model.take(RANGE_TAKEN).map(pointer).collect()
-                };
+                let expected = take_ends(model.map(pointer), from_back);
                 assert_eq!(real, expected, "{}: range", self.name);
             }
             _ => {
@@ -1213,14 +1213,8 @@ impl<L: zorder::Layout> World for RcWorld<L> {
                         self.scene.last().map(Rc::as_ptr),
                     )
                 });
-                let model = &self.model.collections[0];
                 let pointer = |(id, _)| Rc::as_ptr(self.object(id));
-                assert_eq!(
-                    real,
-                    (model.first().map(pointer), model.last().map(pointer)),
-                    "{}: ends",
-                    self.name
-                );
+                check_ends(real, &self.model.collections[0], pointer, self.name);
             }
         }
         self.cheap(id);
@@ -1228,12 +1222,7 @@ impl<L: zorder::Layout> World for RcWorld<L> {
 
     fn end_frame(&mut self, rng: &mut Rng, scene: Scene, stats: &mut Stats) {
         self.frame += 1;
-        while self
-            .bursts
-            .front()
-            .is_some_and(|&(until, _)| until <= self.frame)
-        {
-            let (_, entries) = self.bursts.pop_front().expect("a burst");
+        while let Some(entries) = burst_over(&mut self.bursts, self.frame) {
             for (id, _) in entries {
                 // A burst's objects are held until then (ids of removed
                 // ones may be another object's now: that one goes).
@@ -1242,14 +1231,14 @@ impl<L: zorder::Layout> World for RcWorld<L> {
                 }
             }
         }
-        if scene == Scene::Bursts && rng.chance(250) {
+        if scene == Scene::Bursts && chance(rng, 250) {
             // Built in the staging collection, appended in one batch; now
             // and then with a Z the scene refuses, and nothing moves.
             let (frames, size) = burst(rng);
             let mut entries = Vec::with_capacity(size);
             for k in 0..size {
                 let z = match refused_z(rng, self.layout) {
-                    Some(bad) if k == 0 && rng.chance(50) => bad,
+                    Some(bad) if k == 0 && chance(rng, 50) => bad,
                     _ => own_z(rng, self.layout),
                 };
                 let id = self.create(z);
@@ -1282,7 +1271,7 @@ impl<L: zorder::Layout> World for RcWorld<L> {
         let hit = 1 + rng.below(16);
         let z = scene_z(rng, scene, self.layout);
         let action = [Visit::Change, Visit::Remove, Visit::Keep][rng.below(3)];
-        let moves = rng.chance(500);
+        let moves = chance(rng, 500);
         let mut rank = 0;
         let done = stats.time(Kind::Touch, || {
             self.scene.update_front_to_back(|object| {
@@ -1324,7 +1313,7 @@ impl<L: zorder::Layout> World for RcWorld<L> {
             }
             self.cheap(id);
         }
-        if rng.chance(100) {
+        if chance(rng, 100) {
             let real: Vec<*const Sprite> = stats.time(Kind::FrontToBack, || {
                 self.scene
                     .front_to_back()
@@ -1346,7 +1335,7 @@ impl<L: zorder::Layout> World for RcWorld<L> {
     fn end_scene(&mut self, rng: &mut Rng, stats: &mut Stats) {
         // The objects of about a tenth of the Z values go, chosen by a salt
         // of the run.
-        let salt = rng.next() as u32 | 1;
+        let salt = rng.next_u64() as u32 | 1;
         let goes = |z: I16F16| (z.to_bits() as u32).wrapping_mul(salt) % 10 == 0;
         stats.time(Kind::Retain, || {
             self.scene.retain(|object| !goes(object.get()))
@@ -1519,7 +1508,7 @@ fn args() -> Args {
 
 fn main() {
     let args = args();
-    let mut rng = Rng(args.seed);
+    let mut rng = Rng::new(args.seed);
     let mut stats = Stats::new();
     let fixed = Layout::Fixed {
         max_level: 255,

@@ -137,71 +137,14 @@ impl KeyedHarness {
     /// Applies `op` to the collections and the model, and checks that they
     /// agree.
     pub fn step(&mut self, op: Op) {
-        let n = self.orders.len();
-        let objects = self.generation.len();
-        let mut touched = None;
-        match op {
-            Op::Add { c, obj, z } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.insert(key, z));
-                let expected = match self.stale_error(c, id, key, true) {
-                    Some(error) => Err(error),
-                    None => self.model.add(c, id, z),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                if real.is_ok() {
-                    self.held[c][id] = key.generation;
-                }
-                touched = Some((c, id));
-            }
-            Op::Change { c, obj, z } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.set_z(key, z));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => self.model.change(c, id, z),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                touched = Some((c, id));
-            }
-            Op::Refile { c, obj } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.refile(key));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => match self.model.collections[c].z_of(id) {
-                        Some(z) => self.model.change(c, id, z),
-                        None => Err(ZError::NotInCollection),
-                    },
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                touched = Some((c, id));
-            }
-            Op::Remove { c, obj } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.remove(key));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => self.model.remove(c, id),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                touched = Some((c, id));
-            }
-            Op::Upsert { .. } | Op::ChangeIfNew { .. } | Op::Replace { .. } => {
-                touched = Some(self.file_anyway(op));
-            }
-            _ => self.whole(op),
-        }
+        let touched = if op.entry().is_some() {
+            Some(self.on_key(op))
+        } else {
+            self.whole(op);
+            None
+        };
         if self.check_every_step {
-            for c in 0..n {
+            for c in 0..self.orders.len() {
                 self.check_orders(c);
                 self.check_all(c);
             }
@@ -210,46 +153,52 @@ impl KeyedHarness {
         }
     }
 
-    /// The key operations that file a key whether the collection holds it
-    /// or not, or do nothing: `insert_or_set_z`, `set_z_if_changed`,
-    /// `replace`. Returns the collection and the entry. Out of line, as
-    /// [`whole`](Self::whole) is.
+    /// The operations on one key. Returns the collection and the entry.
+    /// Out of line: `step` runs for every operation, and a small frame is
+    /// cheaper under AddressSanitizer, which gives each frame a fake stack
+    /// of its size.
     #[inline(never)]
-    fn file_anyway(&mut self, op: Op) -> (usize, usize) {
-        let n = self.orders.len();
-        let objects = self.generation.len();
-        let (c, id, key) = match op {
-            Op::Upsert { c, obj, .. }
-            | Op::ChangeIfNew { c, obj, .. }
-            | Op::Replace { c, obj, .. } => {
-                let (c, id) = (c % n, obj % objects);
-                (c, id, self.key(id))
-            }
-            _ => unreachable!("not a filing: {op:?}"),
-        };
+    fn on_key(&mut self, op: Op) -> (usize, usize) {
+        let (c, obj) = op.entry().expect("an operation on a key");
+        let (c, id) = (c % self.orders.len(), obj % self.generation.len());
+        let key = self.key(id);
+        // What the key gets if it is stale: inserting it, and anything else.
+        let (stale_insert, stale) = (
+            self.stale_error(c, id, key, true),
+            self.stale_error(c, id, key, false),
+        );
         let filed = match op {
+            Op::Add { z, .. } => {
+                let real = on!(&mut self.orders[c], o => o.insert(key, z));
+                self.agree(op, real, stale_insert, |model| model.add(c, id, z))
+            }
+            Op::Change { z, .. } => {
+                let real = on!(&mut self.orders[c], o => o.set_z(key, z));
+                self.agree(op, real, stale, |model| model.change(c, id, z));
+                false
+            }
+            Op::Refile { .. } => {
+                let real = on!(&mut self.orders[c], o => o.refile(key));
+                self.agree(op, real, stale, |model| {
+                    let z = model.collections[c].z_of(id);
+                    model.change(c, id, z.ok_or(ZError::NotInCollection)?)
+                });
+                false
+            }
+            Op::Remove { .. } => {
+                let real = on!(&mut self.orders[c], o => o.remove(key));
+                self.agree(op, real, stale, |model| model.remove(c, id));
+                false
+            }
             Op::Upsert { z, .. } => {
                 let real = on!(&mut self.orders[c], o => o.insert_or_set_z(key, z));
-                let expected = match self.stale_error(c, id, key, true) {
-                    Some(error) => Err(error),
-                    None => self.model.upsert(c, id, z),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                real.is_ok()
+                self.agree(op, real, stale_insert, |model| model.upsert(c, id, z))
             }
             Op::ChangeIfNew { z, .. } => {
                 // `None`: the Z the entry has (if held; else any).
-                let z = z
-                    .or(self.model.collections[c].z_of(id))
-                    .unwrap_or(I16F16::ZERO);
+                let z = (z.or(self.model.collections[c].z_of(id))).unwrap_or(I16F16::ZERO);
                 let real = on!(&mut self.orders[c], o => o.set_z_if_changed(key, z));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => self.model.change_if_new(c, id, z),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
+                self.agree(op, real, stale, |model| model.change_if_new(c, id, z));
                 false
             }
             Op::Replace { z, .. } => {
@@ -262,9 +211,7 @@ impl KeyedHarness {
                 }
                 let real = on!(&mut self.orders[c], o => o.replace(key, z));
                 let expected = self.replace_in_model(c, id, key, z);
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                real.is_ok()
+                self.agree(op, real, None, |_| expected)
             }
             _ => unreachable!(),
         };
@@ -272,6 +219,25 @@ impl KeyedHarness {
             self.held[c][id] = key.generation;
         }
         (c, id)
+    }
+
+    /// Checks the result of a key operation against the model's answer:
+    /// the error `stale`, if the key is stale, else what `model` says (and
+    /// does). Returns whether the operation succeeded.
+    fn agree<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        op: Op,
+        real: Result<T, ZError>,
+        stale: Option<ZError>,
+        model: impl FnOnce(&mut Model) -> Result<T, ZError>,
+    ) -> bool {
+        let expected = match stale {
+            Some(error) => Err(error),
+            None => model(&mut self.model),
+        };
+        assert_eq!(real, expected, "{op:?}");
+        self.shown.check(&real);
+        real.is_ok()
     }
 
     /// What `replace(key, z)` does to entry `id` of collection `c`, in
@@ -312,7 +278,7 @@ impl KeyedHarness {
             | Op::Remove { .. }
             | Op::Upsert { .. }
             | Op::ChangeIfNew { .. }
-            | Op::Replace { .. } => unreachable!("`step` runs {op:?}"),
+            | Op::Replace { .. } => unreachable!("`on_key` runs {op:?}"),
             Op::BackToFront { c } => {
                 let c = c % n;
                 self.model.collections[c].tick();

@@ -135,6 +135,23 @@ pub enum Op {
     Batch(Batch),
 }
 
+impl Op {
+    /// The collection and the entry of an operation on one entry (an add,
+    /// change, re-file, removal, upsert, move-if-changed or replace).
+    pub fn entry(self) -> Option<(usize, usize)> {
+        match self {
+            Op::Add { c, obj, .. }
+            | Op::Change { c, obj, .. }
+            | Op::Refile { c, obj }
+            | Op::Remove { c, obj }
+            | Op::Upsert { c, obj, .. }
+            | Op::ChangeIfNew { c, obj, .. }
+            | Op::Replace { c, obj, .. } => Some((c, obj)),
+            _ => None,
+        }
+    }
+}
+
 /// A batch of changes to one collection, built like the bulk steps from a
 /// few bytes: step `k` concerns entry `start + k * stride` (modulo the
 /// entries, so a long batch comes round and changes an entry twice), and
