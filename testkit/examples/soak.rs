@@ -1672,7 +1672,7 @@ fn report(
     let shown: Vec<String> = samples
         .iter()
         .step_by(step)
-        .map(|&(ops, rss)| format!("{}M: {}", ops / 1_000_000, mib(rss)))
+        .map(|&(ops, rss)| format!("{:.1}M: {}", ops as f64 / 1e6, mib(rss)))
         .collect();
     println!("resident memory over the run: {}", shown.join(", "));
     let peaks: Vec<String> = cycle_peaks.iter().map(|&kib| mib(kib)).collect();
@@ -1680,20 +1680,32 @@ fn report(
         "highest resident memory of each cycle of scenes: {}",
         peaks.join(", ")
     );
-    // The first cycle grows the collections to their size: memory is flat
-    // if no later cycle's peak is much above the second's.
-    match cycle_peaks {
-        [_, second, later @ ..] if !later.is_empty() => {
-            let last = later.iter().copied().max().unwrap_or(*second);
-            let growth = (last as f64 - *second as f64) / *second as f64 * 100.0;
-            println!(
-                "memory {}: the highest peak of cycles 3 to {} is {:+.1}% against the second cycle's",
-                if growth < 5.0 { "stayed flat" } else { "GREW" },
-                cycle_peaks.len(),
-                growth,
-            );
-        }
-        _ => println!("memory: too few cycles of scenes to tell whether it stays flat"),
+    // The first third of the run grows the collections to their size and
+    // the allocator to its working set; memory is flat if the last third
+    // holds on average about what the middle third held.
+    let third = samples.len() / 3;
+    if third > 0 {
+        let mean = |part: &[(u64, u64)]| {
+            part.iter().map(|&(_, kib)| kib as f64).sum::<f64>() / part.len() as f64
+        };
+        let (middle, last) = (
+            mean(&samples[third..2 * third]),
+            mean(&samples[2 * third..]),
+        );
+        let growth = (last - middle) / middle * 100.0;
+        println!(
+            "memory {}: the last third of the run averaged {} resident, {:+.1}% against the middle third's {}",
+            if growth.abs() < 5.0 {
+                "stayed flat"
+            } else {
+                "did NOT stay flat"
+            },
+            mib(last as u64),
+            growth,
+            mib(middle as u64),
+        );
+    } else {
+        println!("memory: too few samples to tell whether it stays flat");
     }
     let line = |what: &str, (took, kind, world, at): Worst| {
         println!(
