@@ -783,7 +783,8 @@ fn pruning_does_not_wait_for_other_traversals_to_end() {
 
 #[test]
 fn waiting_buckets_are_capped_by_the_live_ones_so_memory_stays_bounded() {
-    let cap = 1024;
+    // The contract's cap, as the model states it.
+    let cap = zorder_testkit::model::MIN_CAP;
     let mut order = ZOrder::<u32>::new(4).unwrap();
     // No traversal at all: a replay, or a paused game that keeps spawning.
     // Three caps' worth, so the live buckets outnumber the cap for a

@@ -6,24 +6,28 @@
 //! Each input is replayed on three configurations and checked against
 //! models written from the format's and the contract's text, apart from the
 //! code they check: a line splitter, a parser of each line, a parser of Z
-//! values in exact integer arithmetic, and the collection as a map from
-//! each object to `(Z, sequence number of its last Z-action)` with the
-//! pruning rule of the contract. The replay also runs three ways (the whole
-//! input at once, line by line, and through the command-line tool reading
-//! it in small irregular pieces), which must agree.
+//! values in exact integer arithmetic, and, for the collection, the
+//! contract model every collection of the crate is checked against
+//! (`zorder_testkit::model`: each object's `(Z, sequence number of its last
+//! Z-action)` and the pruning rule of the contract). The replay also runs
+//! three ways (the whole input at once, line by line, and through the
+//! command-line tool reading it in small irregular pieces), which must
+//! agree.
 //!
 //! Every check costs time linear in the input and the output: nothing is
-//! sorted or searched per command beyond a `BTreeSet` step.
+//! sorted or searched per command beyond a hash lookup and a `BTreeSet`
+//! step.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::{self, BufReader, Read};
 use std::process::ExitCode;
 
-use zorder::{FixedPointZCollection, I16F16};
+use zorder::{FixedPointZCollection, I16F16, ZError};
+use zorder_testkit::model::{Layout, Model as ContractModel};
 
 use crate::cli::replay_main;
 use crate::parse::{Command, ExactDecimal, Excerpt, LineError, ZProblem, parse_line, parse_z};
-use crate::replay::{CollectionKind, Replay, ReplayConfig, ReplayError, TraceObject};
+use crate::replay::{CollectionKind, Replay, ReplayConfig, ReplayError, TraceObject, error_code};
 
 /// The configurations each trace runs on: the default; a fixed-point
 /// collection with few levels that prunes at the second traversal (most Z
@@ -152,11 +156,7 @@ fn check_trace(bytes: &[u8], lines: &[&[u8]], config: ReplayConfig) {
             Command::Remove { id } => model.remove(id),
             Command::BackToFront | Command::FrontToBack => {
                 model.traverse();
-                let ids: Vec<String> = model
-                    .order
-                    .iter()
-                    .map(|&(_, _, id)| id.to_string())
-                    .collect();
+                let ids: Vec<String> = model.back_to_front().map(|id| id.to_string()).collect();
                 let (word, ids) = if command == Command::BackToFront {
                     ("b2f", ids)
                 } else {
@@ -173,7 +173,7 @@ fn check_trace(bytes: &[u8], lines: &[&[u8]], config: ReplayConfig) {
             Command::Stats => {
                 expected.push(format!(
                     "stats len {} nonopt_buckets {}",
-                    model.members.len(),
+                    model.len(),
                     model.buckets()
                 ));
                 Ok(())
@@ -482,157 +482,85 @@ fn check_parse(line: &[u8], parsed: &Result<Option<Command>, LineError>) {
     }
 }
 
-/// The contract, by definition: each object's `(Z, sequence number of its
-/// last Z-action)`, and the non-optimized buckets as the pruning rule
-/// counts them.
+/// The contract model of `zorder-testkit` (the one every collection of the
+/// crate is checked against) for the replay's one collection. The model
+/// numbers its entries densely; the trace's ids are numbered in the order
+/// of their first mention.
 #[derive(Debug)]
 struct Model {
-    simple: bool,
-    max_level: i32,
-    prune_after: u64,
-    seq: u64,
-    members: HashMap<u64, (I16F16, u64)>,
-    /// Back to front.
-    order: BTreeSet<(I16F16, u64, u64)>,
-    /// Objects per non-optimized Z that has any.
-    live: HashMap<I16F16, usize>,
-    /// Emptied buckets that still count: their serial.
-    waiting: HashMap<I16F16, u64>,
-    /// Emptied buckets in the order they emptied, with the traversal
-    /// count then and their serial (stale once refilled or pruned).
-    emptied: VecDeque<(I16F16, u64, u64)>,
-    serial: u64,
-    traversals: u64,
+    model: ContractModel,
+    /// The entry of each id met.
+    entries: HashMap<u64, usize>,
+    /// The id of each entry.
+    ids: Vec<u64>,
 }
 
 impl Model {
     fn new(config: ReplayConfig) -> Self {
+        let layout = match config.collection {
+            CollectionKind::FixedPoint => Layout::Fixed {
+                max_level: config.max_level,
+                prune_after: config.prune_after,
+            },
+            CollectionKind::Simple => Layout::Simple {
+                max_level: config.max_level,
+            },
+        };
         Model {
-            simple: config.collection == CollectionKind::Simple,
-            max_level: i32::from(config.max_level),
-            prune_after: u64::from(config.prune_after),
-            seq: 0,
-            members: HashMap::new(),
-            order: BTreeSet::new(),
-            live: HashMap::new(),
-            waiting: HashMap::new(),
-            emptied: VecDeque::new(),
-            serial: 0,
-            traversals: 0,
+            model: ContractModel::new(&[layout], false),
+            entries: HashMap::new(),
+            ids: Vec::new(),
         }
     }
 
-    /// Whether `z` is a natural number up to `max_level`.
-    fn is_level(&self, z: I16F16) -> bool {
-        z.frac() == 0 && z >= 0 && z <= self.max_level
+    /// The entry of object `id`.
+    fn entry(&mut self, id: u64) -> usize {
+        let next = self.ids.len();
+        let entry = *self.entries.entry(id).or_insert(next);
+        if entry == next {
+            self.ids.push(id);
+        }
+        entry
     }
 
-    /// Whether `z` has a bucket that pruning counts.
-    fn counted(&self, z: I16F16) -> bool {
-        !self.simple && z != I16F16::MAX && !self.is_level(z)
+    /// What a command prints if the collection refuses it.
+    fn code<T>(outcome: Result<T, ZError>) -> Result<(), &'static str> {
+        outcome.map(drop).map_err(|error| error_code(&error))
     }
 
     fn add(&mut self, id: u64, z: I16F16) -> Result<(), &'static str> {
-        if self.members.contains_key(&id) {
-            return Err("already-in-collection");
-        }
-        if self.simple && !self.is_level(z) {
-            return Err("z-out-of-range");
-        }
-        self.file(id, z, None);
-        Ok(())
+        let entry = self.entry(id);
+        Self::code(self.model.add(0, entry, z))
     }
 
     fn change(&mut self, id: u64, z: I16F16) -> Result<(), &'static str> {
-        let Some(&old) = self.members.get(&id) else {
-            return Err("not-in-collection");
-        };
-        if self.simple && !self.is_level(z) {
-            return Err("z-out-of-range");
-        }
-        self.file(id, z, Some(old));
-        Ok(())
+        let entry = self.entry(id);
+        Self::code(self.model.change(0, entry, z))
     }
 
     fn remove(&mut self, id: u64) -> Result<(), &'static str> {
-        let (z, seq) = self.members.remove(&id).ok_or("not-in-collection")?;
-        self.order.remove(&(z, seq, id));
-        self.leave(z);
-        Ok(())
+        let entry = self.entry(id);
+        Self::code(self.model.remove(0, entry))
     }
 
-    fn file(&mut self, id: u64, z: I16F16, old: Option<(I16F16, u64)>) {
-        self.seq += 1;
-        if let Some((old_z, old_seq)) = old {
-            self.order.remove(&(old_z, old_seq, id));
-        }
-        self.members.insert(id, (z, self.seq));
-        self.order.insert((z, self.seq, id));
-        // An object re-filed at its own Z never leaves its bucket.
-        match old {
-            Some((old_z, _)) if old_z == z => {}
-            _ => {
-                self.enter(z);
-                if let Some((old_z, _)) = old {
-                    self.leave(old_z);
-                }
-            }
-        }
-    }
-
-    fn enter(&mut self, z: I16F16) {
-        if !self.counted(z) {
-            return;
-        }
-        let count = self.live.entry(z).or_insert(0);
-        *count += 1;
-        if *count == 1 {
-            // Refilled while waiting: it counts as live, once.
-            self.waiting.remove(&z);
-        }
-    }
-
-    fn leave(&mut self, z: I16F16) {
-        if !self.counted(z) {
-            return;
-        }
-        let count = self.live.get_mut(&z).expect("a live bucket");
-        *count -= 1;
-        if *count > 0 {
-            return;
-        }
-        self.live.remove(&z);
-        self.serial += 1;
-        self.waiting.insert(z, self.serial);
-        self.emptied.push_back((z, self.traversals, self.serial));
-        // At most max(1024, live) emptied buckets count: beyond that the
-        // longest-emptied one is pruned at once.
-        while self.waiting.len() > self.live.len().max(1024) {
-            let (z, _, serial) = self.emptied.pop_front().expect("a waiting bucket");
-            if self.waiting.get(&z) == Some(&serial) {
-                self.waiting.remove(&z);
-            }
-        }
-    }
-
-    /// A traversal starts: an emptied bucket stops counting once
-    /// `prune_after + 1` traversals have started since it emptied.
+    /// A traversal starts.
     fn traverse(&mut self) {
-        self.traversals += 1;
-        while let Some(&(z, since, serial)) = self.emptied.front() {
-            let current = self.waiting.get(&z) == Some(&serial);
-            if current && self.traversals - since <= self.prune_after {
-                break;
-            }
-            if current {
-                self.waiting.remove(&z);
-            }
-            self.emptied.pop_front();
-        }
+        self.model.collections[0].tick();
+    }
+
+    /// The ids back to front.
+    fn back_to_front(&self) -> impl DoubleEndedIterator<Item = u64> + '_ {
+        self.model.collections[0]
+            .pairs()
+            .map(|(entry, _)| self.ids[entry])
+    }
+
+    fn len(&self) -> usize {
+        self.model.collections[0].len()
     }
 
     fn buckets(&self) -> usize {
-        self.live.len() + self.waiting.len()
+        self.model.collections[0].nonoptimized_buckets()
     }
 }
 

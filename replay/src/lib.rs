@@ -111,6 +111,7 @@
 //! ```
 
 pub mod cli;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod lines;

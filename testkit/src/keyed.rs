@@ -1,26 +1,27 @@
 //! The harness for the keyed collection: real [`ZOrder`]s of generational
 //! keys and the model, run side by side.
 
+use std::collections::HashMap;
 use std::ops::ControlFlow::{Break, Continue};
 
 use zorder::{FixedPoint, I16F16, KeyVisit, Simple, ZError, ZKey, ZOrder};
 
 use crate::model::{Layout, Model, ModelCollection};
-use crate::ops::{Op, Scenario};
-use crate::{PRINTED, Shown, check_nested, effect, valid_layout};
+use crate::ops::{Batch, Indices, Op, Scenario};
+use crate::{PRINTED, Shown, check_mixed, check_nested, effect, valid_layout};
 
-/// A generational key, as `slotmap` and ECS entities have.
+/// A generational key, as `slotmap` and ECS entities have, of any index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key {
     /// The storage slot.
-    pub index: u32,
+    pub index: u64,
     /// Which use of the slot.
     pub generation: u32,
 }
 
 impl ZKey for Key {
     fn index(&self) -> usize {
-        self.index as usize
+        self.index.index()
     }
 }
 
@@ -56,14 +57,22 @@ pub struct KeyedHarness {
     held: Vec<Vec<u32>>,
     /// Entries whose next operation uses the previous generation.
     stale: Vec<bool>,
+    /// Where the keys lie.
+    indices: Indices,
     check_every_step: bool,
     shown: Shown,
 }
 
 impl KeyedHarness {
     /// Collections of these layouts (each made valid: the constructors'
-    /// refusals of invalid settings are checked first), `objects` keys.
-    pub fn new(layouts: &[Layout], objects: usize, check_every_step: bool) -> Self {
+    /// refusals of invalid settings are checked first), `objects` keys
+    /// whose indices lie as `indices` says.
+    pub fn new(
+        layouts: &[Layout],
+        objects: usize,
+        indices: Indices,
+        check_every_step: bool,
+    ) -> Self {
         let layouts: Vec<Layout> = layouts.iter().map(|&l| valid_layout(l, build)).collect();
         KeyedHarness {
             orders: layouts
@@ -74,6 +83,7 @@ impl KeyedHarness {
             model: Model::new(&layouts, false),
             generation: vec![0; objects],
             stale: vec![false; objects],
+            indices,
             check_every_step,
             shown: Shown::default(),
         }
@@ -84,6 +94,7 @@ impl KeyedHarness {
         let mut harness = KeyedHarness::new(
             &scenario.layouts,
             scenario.objects,
+            scenario.indices,
             scenario.check_every_step,
         );
         for &op in &scenario.ops {
@@ -99,7 +110,7 @@ impl KeyedHarness {
         let stale = std::mem::take(&mut self.stale[id]);
         let generation = self.generation[id];
         Key {
-            index: id as u32,
+            index: self.indices.index(id),
             generation: if stale {
                 generation.wrapping_sub(1)
             } else {
@@ -117,7 +128,7 @@ impl KeyedHarness {
             return None;
         }
         Some(if inserting {
-            ZError::IndexInUse { index: id }
+            ZError::IndexInUse { index: key.index() }
         } else {
             ZError::NotInCollection
         })
@@ -126,74 +137,130 @@ impl KeyedHarness {
     /// Applies `op` to the collections and the model, and checks that they
     /// agree.
     pub fn step(&mut self, op: Op) {
-        let n = self.orders.len();
-        let objects = self.generation.len();
-        let mut touched = None;
-        match op {
-            Op::Add { c, obj, z } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.insert(key, z));
-                let expected = match self.stale_error(c, id, key, true) {
-                    Some(error) => Err(error),
-                    None => self.model.add(c, id, z),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                if real.is_ok() {
-                    self.held[c][id] = key.generation;
-                }
-                touched = Some((c, id));
-            }
-            Op::Change { c, obj, z } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.set_z(key, z));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => self.model.change(c, id, z),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                touched = Some((c, id));
-            }
-            Op::Refile { c, obj } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.refile(key));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => match self.model.collections[c].z_of(id) {
-                        Some(z) => self.model.change(c, id, z),
-                        None => Err(ZError::NotInCollection),
-                    },
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                touched = Some((c, id));
-            }
-            Op::Remove { c, obj } => {
-                let (c, id) = (c % n, obj % objects);
-                let key = self.key(id);
-                let real = on!(&mut self.orders[c], o => o.remove(key));
-                let expected = match self.stale_error(c, id, key, false) {
-                    Some(error) => Err(error),
-                    None => self.model.remove(c, id),
-                };
-                assert_eq!(real, expected, "{op:?}");
-                self.shown.check(&real);
-                touched = Some((c, id));
-            }
-            _ => self.whole(op),
-        }
+        let touched = if op.entry().is_some() {
+            Some(self.on_key(op))
+        } else {
+            self.whole(op);
+            None
+        };
         if self.check_every_step {
-            for c in 0..n {
+            for c in 0..self.orders.len() {
                 self.check_orders(c);
                 self.check_all(c);
             }
         } else if let Some((c, id)) = touched {
             self.check_entry(c, id);
         }
+    }
+
+    /// The operations on one key. Returns the collection and the entry.
+    /// Out of line: `step` runs for every operation, and a small frame is
+    /// cheaper under AddressSanitizer, which gives each frame a fake stack
+    /// of its size.
+    #[inline(never)]
+    fn on_key(&mut self, op: Op) -> (usize, usize) {
+        let (c, obj) = op.entry().expect("an operation on a key");
+        let (c, id) = (c % self.orders.len(), obj % self.generation.len());
+        let key = self.key(id);
+        // What the key gets if it is stale: inserting it, and anything else.
+        let (stale_insert, stale) = (
+            self.stale_error(c, id, key, true),
+            self.stale_error(c, id, key, false),
+        );
+        let filed = match op {
+            Op::Add { z, .. } => {
+                let real = on!(&mut self.orders[c], o => o.insert(key, z));
+                self.agree(op, real, stale_insert, |model| model.add(c, id, z))
+            }
+            Op::Change { z, .. } => {
+                let real = on!(&mut self.orders[c], o => o.set_z(key, z));
+                self.agree(op, real, stale, |model| model.change(c, id, z));
+                false
+            }
+            Op::Refile { .. } => {
+                let real = on!(&mut self.orders[c], o => o.refile(key));
+                self.agree(op, real, stale, |model| {
+                    let z = model.collections[c].z_of(id);
+                    model.change(c, id, z.ok_or(ZError::NotInCollection)?)
+                });
+                false
+            }
+            Op::Remove { .. } => {
+                let real = on!(&mut self.orders[c], o => o.remove(key));
+                self.agree(op, real, stale, |model| model.remove(c, id));
+                false
+            }
+            Op::Upsert { z, .. } => {
+                let real = on!(&mut self.orders[c], o => o.insert_or_set_z(key, z));
+                self.agree(op, real, stale_insert, |model| model.upsert(c, id, z))
+            }
+            Op::ChangeIfNew { z, .. } => {
+                // `None`: the Z the entry has (if held; else any).
+                let z = (z.or(self.model.collections[c].z_of(id))).unwrap_or(I16F16::ZERO);
+                let real = on!(&mut self.orders[c], o => o.set_z_if_changed(key, z));
+                self.agree(op, real, stale, |model| model.change_if_new(c, id, z));
+                false
+            }
+            Op::Replace { z, .. } => {
+                // Until `replace` finds the key it replaces in a tree leaf
+                // (the library bug of `tests/regressions.rs::replace_takes_the_key_it_replaces_from_a_tree_leaf`),
+                // no key held at a Z of the tree is replaced.
+                let model = &self.model.collections[c];
+                if (model.z_of(id)).is_some_and(|held| model.layout.is_nonoptimized(held)) {
+                    return (c, id);
+                }
+                let real = on!(&mut self.orders[c], o => o.replace(key, z));
+                let expected = self.replace_in_model(c, id, key, z);
+                self.agree(op, real, None, |_| expected)
+            }
+            _ => unreachable!(),
+        };
+        if filed {
+            self.held[c][id] = key.generation;
+        }
+        (c, id)
+    }
+
+    /// Checks the result of a key operation against the model's answer:
+    /// the error `stale`, if the key is stale, else what `model` says (and
+    /// does). Returns whether the operation succeeded.
+    fn agree<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        op: Op,
+        real: Result<T, ZError>,
+        stale: Option<ZError>,
+        model: impl FnOnce(&mut Model) -> Result<T, ZError>,
+    ) -> bool {
+        let expected = match stale {
+            Some(error) => Err(error),
+            None => model(&mut self.model),
+        };
+        assert_eq!(real, expected, "{op:?}");
+        self.shown.check(&real);
+        real.is_ok()
+    }
+
+    /// What `replace(key, z)` does to entry `id` of collection `c`, in
+    /// the model: whatever key holds the index goes (the key itself is
+    /// re-filed), then `key` is filed.
+    fn replace_in_model(
+        &mut self,
+        c: usize,
+        id: usize,
+        key: Key,
+        z: I16F16,
+    ) -> Result<Option<(Key, I16F16)>, ZError> {
+        self.model.collections[c].layout.accepts(z)?;
+        let old = (self.model.collections[c].z_of(id)).map(|old| (self.held_key(c, id), old));
+        match old {
+            Some((held, _)) if held == key => self.model.change(c, id, z)?,
+            Some(_) => {
+                self.model.remove(c, id)?;
+                self.model.add(c, id, z)?;
+            }
+            None => self.model.add(c, id, z)?,
+        }
+        Ok(old)
     }
 
     /// The operations on a whole collection, and those on the keys
@@ -205,9 +272,13 @@ impl KeyedHarness {
         let n = self.orders.len();
         let objects = self.generation.len();
         match op {
-            Op::Add { .. } | Op::Change { .. } | Op::Refile { .. } | Op::Remove { .. } => {
-                unreachable!("`step` runs {op:?}")
-            }
+            Op::Add { .. }
+            | Op::Change { .. }
+            | Op::Refile { .. }
+            | Op::Remove { .. }
+            | Op::Upsert { .. }
+            | Op::ChangeIfNew { .. }
+            | Op::Replace { .. } => unreachable!("`on_key` runs {op:?}"),
             Op::BackToFront { c } => {
                 let c = c % n;
                 self.model.collections[c].tick();
@@ -253,12 +324,16 @@ impl KeyedHarness {
                 on!(&mut self.orders[c], o => o.clear());
                 self.model.clear(c);
             }
-            Op::Drain { c } => {
+            Op::Drain { c, how } => {
+                // The keys are gone when `drain` returns, even if the
+                // iterator goes before its end.
                 let c = c % n;
                 let expected = self.expected_pairs(c);
-                let drained: Vec<(Key, I16F16)> =
-                    on!(&mut self.orders[c], o => o.drain().collect());
-                assert_eq!(drained, expected, "{op:?}");
+                let stop = (how >= 0x80).then_some(expected.len() / 2);
+                on!(&mut self.orders[c], o => {
+                    check_mixed(o.drain(), &expected, how, stop, true);
+                    assert!(o.is_empty(), "{op:?}");
+                });
                 self.model.clear(c);
             }
             Op::Append { from, to } => {
@@ -275,7 +350,7 @@ impl KeyedHarness {
                     // in `to` are skipped.
                     let mut steps = Vec::new();
                     for (key, z) in drained {
-                        let id = key.index as usize;
+                        let id = self.indices.id(key.index);
                         if self.stale_error(to, id, key, true).is_none() {
                             steps.push((id, Some(z)));
                             if self.model.collections[to].layout.accepts(z).is_ok() {
@@ -300,6 +375,131 @@ impl KeyedHarness {
             }
             Op::Stale { obj } => self.stale[obj % objects] = true,
             Op::OnZOrder { .. } | Op::OnDrop { .. } | Op::Orphan { .. } => {}
+            Op::Range { c, start, end, how } => {
+                // A lookup: no tick.
+                let c = c % n;
+                let expected: Vec<(Key, I16F16)> = (self.model.collections[c].range((start, end)))
+                    .map(|(id, z)| (self.held_key(c, id), z))
+                    .collect();
+                on!(&self.orders[c], o => {
+                    check_mixed(o.range((start, end)), &expected, how, None, false);
+                    // A clone taken after a step from each end goes on
+                    // from there. (With fewer than two entries, not: the
+                    // library bug `check_mixed` names.)
+                    if expected.len() >= 2 {
+                        let mut walk = o.range((start, end));
+                        let (_, _) = (walk.next(), walk.next_back());
+                        let middle = &expected[1..expected.len() - 1];
+                        assert_eq!(walk.clone().collect::<Vec<_>>(), middle, "a clone of a range");
+                    }
+                });
+            }
+            Op::Ends { c } => {
+                let c = c % n;
+                let model = &self.model.collections[c];
+                let first = model.first().map(|(id, z)| (self.held_key(c, id), z));
+                let last = model.last().map(|(id, z)| (self.held_key(c, id), z));
+                on!(&self.orders[c], o => assert_eq!((o.first(), o.last()), (first, last), "{op:?}"));
+            }
+            Op::CloneEq { c, to } => self.clone_eq(c % n, to % n),
+            Op::Batch(batch) => self.batch(batch),
+        }
+    }
+
+    /// Clones collection `c` into slot `to`, and checks `==` and
+    /// `FromIterator`.
+    #[inline(never)]
+    fn clone_eq(&mut self, c: usize, to: usize) {
+        let clone = match &self.orders[c] {
+            AnyOrder::Fixed(o) => AnyOrder::Fixed(o.clone()),
+            AnyOrder::Simple(o) => AnyOrder::Simple(o.clone()),
+        };
+        // Collected from the pairs of a walk (a traversal) into a default
+        // collection, levels 0..=255: the same but where a simple one
+        // refuses a Z.
+        self.model.collections[c].tick();
+        let expected = self.expected_pairs(c);
+        let default_max = ZOrder::<Key>::DEFAULT_MAX_LEVEL;
+        let refused = expected.iter().any(|&(_, z)| z > default_max);
+        on!(&self.orders[c], o => {
+            let collected = o.iter().collect::<ZOrder<Key, _>>();
+            assert_eq!(collected.max_level(), default_max);
+            let simple = matches!(self.orders[c], AnyOrder::Simple(_));
+            assert_eq!(collected == *o, !(simple && refused), "collected");
+        });
+        self.orders[to] = clone;
+        self.model.clone_collection(c, to);
+        self.held[to] = self.held[c].clone();
+        // Any two of one layout are equal when the model says so.
+        for a in 0..self.orders.len() {
+            for b in a..self.orders.len() {
+                let equal = match (&self.orders[a], &self.orders[b]) {
+                    (AnyOrder::Fixed(x), AnyOrder::Fixed(y)) => x == y,
+                    (AnyOrder::Simple(x), AnyOrder::Simple(y)) => x == y,
+                    _ => continue,
+                };
+                assert_eq!(
+                    equal,
+                    self.expected_pairs(a) == self.expected_pairs(b),
+                    "{a} == {b}"
+                );
+            }
+        }
+        self.check_all(to);
+    }
+
+    /// A batch, through `apply` or `extend`; checks the counts and every
+    /// entry it touched.
+    #[inline(never)]
+    fn batch(&mut self, batch: Batch) {
+        let c = batch.c % self.orders.len();
+        let objects = self.generation.len();
+        let mut changes: Vec<(Key, Option<I16F16>)> = (batch.changes(objects))
+            .map(|(id, z)| (self.key(id), z))
+            .collect();
+        if batch.extend {
+            changes.retain(|(_, z)| z.is_some());
+        }
+        let real = on!(&mut self.orders[c], o => if batch.extend {
+            o.extend(changes.iter().map(|&(key, z)| (key, z.expect("filed"))));
+            None
+        } else {
+            Some(o.apply(changes.iter().copied()))
+        });
+        // Step by step, which generation of each entry the collection
+        // holds: a step with another generation than the one held is
+        // refused, as is a Z the layout has no level for.
+        let layout = self.model.collections[c].layout;
+        let mut holds: HashMap<usize, Option<u32>> = HashMap::new();
+        let (mut steps, mut refused) = (Vec::new(), 0);
+        for &(key, z) in &changes {
+            let id = self.indices.id(key.index);
+            let model = &self.model.collections[c];
+            let held = *(holds.entry(id))
+                .or_insert_with(|| model.contains(id).then_some(self.held[c][id]));
+            let stale = held.is_some_and(|held| held != key.generation);
+            if stale || z.is_some_and(|z| layout.accepts(z).is_err()) {
+                refused += 1;
+                continue;
+            }
+            holds.insert(id, z.map(|_| key.generation));
+            steps.push((id, z));
+        }
+        let [inserted, moved, removed, _] = self.model.apply(c, &steps);
+        if let Some(real) = real {
+            assert_eq!(
+                (real.inserted, real.moved, real.removed, real.refused),
+                (inserted, moved, removed, refused),
+                "{batch:?}"
+            );
+        }
+        for (&id, &held) in &holds {
+            if let Some(generation) = held {
+                self.held[c][id] = generation;
+            }
+            if !self.check_every_step {
+                self.check_entry(c, id);
+            }
         }
     }
 
@@ -347,26 +547,26 @@ impl KeyedHarness {
             3 => {
                 let keep = |id: usize| (what >> 3 >> (id % 5)) & 1 == 1;
                 let mut visited = Vec::new();
+                let indices = self.indices;
                 on!(&mut self.orders[c], o => o.retain(|key, z| {
                     visited.push((key, z));
-                    keep(key.index())
+                    keep(indices.id(key.index))
                 }));
                 assert_eq!(visited, expected, "retain visits back to front");
                 for (key, _) in expected {
-                    if !keep(key.index()) {
-                        self.model.remove(c, key.index()).expect("held");
+                    let id = indices.id(key.index);
+                    if !keep(id) {
+                        self.model.remove(c, id).expect("held");
                     }
                 }
             }
             _ => {
                 let layout = self.model.collections[c].layout;
                 let order = std::mem::replace(&mut self.orders[c], build(layout).expect("valid"));
-                let mut owned = on!(order, o => o.into_iter());
-                assert_eq!(owned.len(), expected.len());
-                // Half taken, the rest dropped with the iterator.
-                let half: Vec<_> = owned.by_ref().take(expected.len() / 2).collect();
-                assert_eq!(half, expected[..half.len()], "owned, back to front");
-                drop(owned);
+                // Half taken from the ends `what` picks, the rest dropped
+                // with the iterator.
+                let owned = on!(order, o => o.into_iter());
+                check_mixed(owned, &expected, what, Some(expected.len() / 2), true);
                 self.model.collections[c] = ModelCollection::new(layout);
             }
         }
@@ -404,10 +604,7 @@ impl KeyedHarness {
         let (mut removed, mut changed, mut refused) = (0, 0, 0);
         for (rank, &id) in order.iter().enumerate().map(|(i, id)| (i + 1, id)) {
             let key_z = self.model.collections[c].z_of(id).expect("held");
-            let key = Key {
-                index: id as u32,
-                generation: self.held[c][id],
-            };
+            let key = self.held_key(c, id);
             assert_eq!(
                 visited.get(rank - 1),
                 Some(&(key, key_z)),
@@ -464,18 +661,17 @@ impl KeyedHarness {
     }
 
     fn expected_pairs(&self, c: usize) -> Vec<(Key, I16F16)> {
-        let model = &self.model.collections[c];
-        model
-            .back_to_front()
-            .into_iter()
-            .map(|id| {
-                let key = Key {
-                    index: id as u32,
-                    generation: self.held[c][id],
-                };
-                (key, model.z_of(id).expect("held"))
-            })
+        (self.model.collections[c].pairs())
+            .map(|(id, z)| (self.held_key(c, id), z))
             .collect()
+    }
+
+    /// The key of entry `id` that collection `c` holds (or last held).
+    fn held_key(&self, c: usize, id: usize) -> Key {
+        Key {
+            index: self.indices.index(id),
+            generation: self.held[c][id],
+        }
     }
 
     /// The cheap checks: the counts, and one entry.
@@ -488,10 +684,7 @@ impl KeyedHarness {
                 model.nonoptimized_buckets(),
                 "buckets"
             );
-            let key = Key {
-                index: id as u32,
-                generation: self.held[c][id],
-            };
+            let key = self.held_key(c, id);
             assert_eq!(real.z_of(key), model.z_of(id), "z of {key:?}");
             assert_eq!(real.contains(key), model.contains(id), "contains {key:?}");
         });
@@ -513,10 +706,7 @@ impl KeyedHarness {
             "buckets"
         );
         for id in 0..self.generation.len() {
-            let key = Key {
-                index: id as u32,
-                generation: self.held[c][id],
-            };
+            let key = self.held_key(c, id);
             assert_eq!(real.z_of(key), model.z_of(id), "z of {key:?}");
         }
     }

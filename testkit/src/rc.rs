@@ -25,8 +25,8 @@ use zorder::{
 };
 
 use crate::model::{Layout, Model, ModelCollection};
-use crate::ops::{Act, Op, Scenario};
-use crate::{PRINTED, Shown, check_nested, effect, valid_layout};
+use crate::ops::{Act, Batch, Op, Scenario};
+use crate::{PRINTED, Shown, check_mixed, check_nested, effect, valid_layout};
 
 /// An object that can turn hostile.
 pub struct Hostile {
@@ -52,6 +52,17 @@ enum Real {
     Fixed(FixedPointZCollection<Hostile>),
     /// A simple collection.
     Simple(SimpleZCollection<Hostile>),
+}
+
+/// Runs `$body` with `$real` bound to the collection inside `$any`, of
+/// whichever layout, for what the trait lacks.
+macro_rules! on {
+    ($any:expr, $real:ident => $body:expr) => {
+        match $any {
+            Real::Fixed($real) => $body,
+            Real::Simple($real) => $body,
+        }
+    };
 }
 
 impl std::ops::Deref for Real {
@@ -301,14 +312,19 @@ impl RcHarness {
     }
 
     /// Runs `operation` on collection `c`, catching a panic of hostile
-    /// code; returns its result, or `None` if it panicked.
+    /// code; returns its result, or `None` if it panicked. Any other panic
+    /// (a failed check) goes on.
     fn guarded<R>(&self, c: usize, operation: impl FnOnce(&mut Real) -> R) -> Option<R> {
         let world = &self.world;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut real = world.collections[c].borrow_mut();
             operation(&mut real)
         }));
-        outcome.ok()
+        match outcome {
+            Ok(result) => Some(result),
+            Err(payload) if payload.is::<HostilePanic>() => None,
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
     }
 
     /// Applies `op` to the collections and the model, and checks that they
@@ -316,6 +332,23 @@ impl RcHarness {
     pub fn step(&mut self, op: Op) {
         let n = self.world.collections.len();
         let mut touched = None;
+        // The keyed operations an `Rc` collection has no twin of, as the
+        // nearest legacy ones.
+        let op = match op {
+            Op::Upsert { c, obj, z } => {
+                let id = obj % self.all.len();
+                if self.world.model.borrow().collections[c % n].contains(id) {
+                    Op::Change { c, obj, z }
+                } else {
+                    Op::Add { c, obj, z }
+                }
+            }
+            Op::ChangeIfNew { c, obj, z: Some(z) } => Op::Change { c, obj, z },
+            Op::ChangeIfNew { c, obj, z: None } => Op::Refile { c, obj },
+            Op::Replace { c, obj, z } => Op::Add { c, obj, z },
+            Op::CloneEq { c, .. } => Op::Ends { c },
+            op => op,
+        };
         match op {
             Op::Add { c, obj, z } | Op::Change { c, obj, z } => {
                 let c = c % n;
@@ -458,26 +491,30 @@ impl RcHarness {
                 let _ = self.guarded(c, |real| real.clear());
                 assert!(self.world.collections[c].borrow().is_empty());
             }
-            Op::Drain { c } => {
+            Op::Drain { c, how } => {
                 let c = c % n;
                 let expected = self.world.model.borrow_mut().clear(c);
-                let mut drained = Vec::new();
+                let stop = (how >= 0x80).then_some(expected.len() / 2);
                 let _ = self.guarded(c, |real| {
-                    // Held until all are out, so no `Drop` runs meanwhile.
                     let drain = real.drain();
                     let shown = format!("{drain:?}");
                     let remaining = format!("remaining: {}", drain.len());
                     assert!(shown.contains(&remaining), "{shown}");
-                    let objects: Vec<Obj> = drain.collect();
-                    for object in &objects {
+                    // Those taken are held until all are checked, so no
+                    // `Drop` runs meanwhile; the rest go with the drain.
+                    let mut taken = Vec::new();
+                    let ids = drain.map(|object| {
                         assert!(
-                            !ZObject::is_in_collection(object),
+                            !ZObject::is_in_collection(&object),
                             "free when drain returns"
                         );
-                        drained.push(object.id);
-                    }
+                        let id = object.id;
+                        taken.push(object);
+                        id
+                    });
+                    check_mixed(ids, &expected, how, stop, true);
                 });
-                assert_eq!(drained, expected, "{op:?}");
+                assert!(self.world.collections[c].borrow().is_empty(), "{op:?}");
             }
             Op::Append { from, to } => {
                 let (from, to) = (from % n, to % n);
@@ -500,6 +537,35 @@ impl RcHarness {
             } => self.update(c % n, pattern, z, front_to_back, stop),
             Op::Inspect { c, what } => self.inspect(c % n, what),
             Op::NewGeneration { .. } | Op::Stale { .. } => {}
+            Op::Range { c, start, end, how } => {
+                // A lookup: no tick.
+                let c = c % n;
+                let expected: Vec<usize> = (self.world.model.borrow().collections[c])
+                    .range((start, end))
+                    .map(|(id, _)| id)
+                    .collect();
+                let real = self.world.collections[c].borrow();
+                on!(&*real, real => check_mixed(real.range((start, end)).map(|o| o.id), &expected, how, None, false));
+            }
+            Op::Ends { c } => {
+                let c = c % n;
+                let model = &self.world.model.borrow().collections[c];
+                let expected = (
+                    model.first().map(|(id, _)| id),
+                    model.last().map(|(id, _)| id),
+                );
+                let real = self.world.collections[c].borrow();
+                let ends =
+                    on!(&*real, real => (real.first().map(|o| o.id), real.last().map(|o| o.id)));
+                assert_eq!(ends, expected, "{op:?}");
+            }
+            Op::Batch(batch) => self.change_all(batch),
+            Op::Upsert { .. }
+            | Op::ChangeIfNew { .. }
+            | Op::Replace { .. }
+            | Op::CloneEq { .. } => {
+                unreachable!("`step` runs {op:?} as another")
+            }
             Op::OnZOrder { obj, act } => {
                 if let Some(object) = self.object(obj) {
                     object.on_z_order.set(act);
@@ -597,25 +663,27 @@ impl RcHarness {
                     model.clear(c);
                     model.collections[c] = ModelCollection::new(layout);
                 }
-                let _ = catch_unwind(AssertUnwindSafe(|| {
-                    let mut owned = match old {
-                        Real::Fixed(real) => real.into_iter(),
-                        Real::Simple(real) => real.into_iter(),
-                    };
-                    assert_eq!(owned.len(), expected.len());
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    let owned = on!(old, real => real.into_iter());
                     let shown = format!("{owned:?}");
                     let remaining = format!("remaining: {}", expected.len());
                     assert!(shown.contains(&remaining), "{shown}");
-                    // Half taken, the rest given back by the iterator's drop.
-                    let half: Vec<Obj> = owned.by_ref().take(expected.len() / 2).collect();
-                    assert!(
-                        half.iter()
-                            .map(|o| o.id)
-                            .eq(expected.iter().copied().take(half.len()))
-                    );
-                    assert!(half.iter().all(|o| !ZObject::is_in_collection(o)));
-                    drop(owned);
+                    // Half taken from the ends `what` picks, the rest given
+                    // back by the iterator's drop.
+                    let mut taken = Vec::new();
+                    let ids = owned.map(|object| {
+                        assert!(!ZObject::is_in_collection(&object), "free as it comes out");
+                        let id = object.id;
+                        taken.push(object);
+                        id
+                    });
+                    check_mixed(ids, &expected, what, Some(expected.len() / 2), true);
                 }));
+                if let Err(payload) = outcome {
+                    if !payload.is::<HostilePanic>() {
+                        std::panic::resume_unwind(payload);
+                    }
+                }
             }
             _ => {
                 let real = self.world.collections[c].borrow();
@@ -629,6 +697,46 @@ impl RcHarness {
             panic!("{failure} (during an inspection)");
         }
         self.check_all(c);
+    }
+
+    /// A batch as `change_all`: each change sets the object's Z (a
+    /// removal leaves it), then the objects go in, in order, each as many
+    /// times as the batch names it; those of other collections, or none,
+    /// are refused.
+    #[inline(never)]
+    fn change_all(&mut self, batch: Batch) {
+        let c = batch.c % self.world.collections.len();
+        let listed: Vec<Obj> = (batch.changes(self.all.len()))
+            .filter_map(|(obj, z)| {
+                let object = self.object(obj)?;
+                if let Some(z) = z {
+                    object.z.set(z);
+                }
+                Some(object)
+            })
+            .collect();
+        // The collection is busy throughout: hostile code can change no
+        // object's place in it, so which ones it holds is known now, and
+        // each is re-filed at the Z it reports once all are set.
+        let (steps, not_held): (Vec<_>, Vec<_>) = listed
+            .iter()
+            .map(|object| (object.id, Some(object.z.get())))
+            .partition(|&(id, _)| self.world.model.borrow().collections[c].contains(id));
+        let real = self.guarded(c, |real| on!(real, real => real.change_all(&listed)));
+        if let Some(real) = real {
+            let [inserted, moved, removed, refused] =
+                self.world.model.borrow_mut().apply(c, &steps);
+            assert_eq!(
+                (real.inserted, real.moved, real.removed, real.refused),
+                (inserted, moved, removed, refused + not_held.len()),
+                "{batch:?}"
+            );
+        }
+        if !self.check_every_step {
+            for object in &listed {
+                self.check_entry(c, object.id);
+            }
+        }
     }
 
     #[inline(never)]
