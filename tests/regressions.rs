@@ -1,23 +1,15 @@
 //! Library bugs the model-based harness (`zorder-testkit`) found, each as
-//! the smallest program that shows it. A test stays `#[ignore]`d while its
-//! bug stands, with the harness steering around the bug where it would
-//! otherwise stop every run (each place says so and names the test);
-//! the fix un-ignores the test and removes that steering.
+//! the smallest program that shows it, so each stays fixed.
 
 use std::ops::Bound;
 
 use zorder::{I16F16, ZOrder};
 
 /// `replace` of a key held in the sorted tree (a Z other than a level or
-/// the default Z) takes whatever key sits at the slot the key table's hint
-/// names, which a later insert into the same leaf has moved: here it
-/// removes key 10, files key 8 a second time, and leaves the key table
-/// wrong. (`ZOrder::replace` finds the held key with `find(place, |_|
-/// true)`; the hint of a tree place is not exact, so the search must match
-/// the key's index.) The harness: `KeyedHarness::replace_in_model` skips
-/// a replace of a key held in the tree.
+/// the default Z) must take the key with its index, not whatever key sits
+/// at the slot its place hints at, which a later insert into the same leaf
+/// has moved (here key 10).
 #[test]
-#[ignore = "library bug: replace takes the wrong key from a tree leaf"]
 fn replace_takes_the_key_it_replaces_from_a_tree_leaf() {
     let mut order = ZOrder::<u32>::new(10).unwrap();
     order.insert(8, I16F16::from_num(0.5)).unwrap();
@@ -35,17 +27,11 @@ fn replace_takes_the_key_it_replaces_from_a_tree_leaf() {
     order.check_invariants();
 }
 
-/// A range walked to its end from one end starts again from the other:
-/// after `next_back` has yielded the only entry, `next` yields it again
-/// (in a debug build, `Walk::next_up` overflows `remaining` and panics).
-/// The same holds for any length, either way round (two entries taken
-/// with `next`, then `next_back` yields the second again), and for the
-/// `Rc` collections' ranges, which share the walk. A range is documented
-/// as double-ended and fused. The harness: `check_mixed` turns a range's
-/// walk round only before its end, and checks fusedness at the end it
-/// came by.
+/// A range walked to its end from one end yields nothing from the other
+/// (a range counts its entries when its second end starts, and may find
+/// none left with a run in hand), for one entry or more, either way round,
+/// as a double-ended, fused iterator must.
 #[test]
-#[ignore = "library bug: a range walked out from one end yields again from the other"]
 fn a_range_walked_out_from_one_end_yields_nothing_from_the_other() {
     let mut order = ZOrder::<u32>::new(10).unwrap();
     order.insert(1, I16F16::ONE).unwrap();

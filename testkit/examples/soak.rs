@@ -683,21 +683,15 @@ impl<L: zorder::Layout> World for KeyedWorld<L> {
             }
             620..=639 => {
                 // The storage reuses the slot without removing the key:
-                // `replace` files the new one. Not a key held at a Z of the
-                // tree, until `replace` finds those (the library bug of
-                // tests/regressions.rs::replace_takes_the_key_it_replaces_from_a_tree_leaf).
+                // `replace` files the new one.
                 let held = self.model.collections[0].z_of(id).expect("held");
-                if self.layout.is_nonoptimized(held) {
-                    self.set_z(id, z, stats);
-                } else {
-                    let old = self.key(id);
-                    self.generation[id] = self.generation[id].wrapping_add(1);
-                    let new = self.key(id);
-                    let real = stats.time(Kind::Replace, || self.order.replace(new, z));
-                    self.model.remove(0, id).expect("held");
-                    self.model.add(0, id, z).expect("a Z of the scene");
-                    assert_eq!(real, Ok(Some((old, held))), "{}: replace", self.name);
-                }
+                let old = self.key(id);
+                self.generation[id] = self.generation[id].wrapping_add(1);
+                let new = self.key(id);
+                let real = stats.time(Kind::Replace, || self.order.replace(new, z));
+                self.model.remove(0, id).expect("held");
+                self.model.add(0, id, z).expect("a Z of the scene");
+                assert_eq!(real, Ok(Some((old, held))), "{}: replace", self.name);
             }
             640..=659 => {
                 // A stale key (the previous generation), or a Z refused.

@@ -202,13 +202,6 @@ impl KeyedHarness {
                 false
             }
             Op::Replace { z, .. } => {
-                // Until `replace` finds the key it replaces in a tree leaf
-                // (the library bug of `tests/regressions.rs::replace_takes_the_key_it_replaces_from_a_tree_leaf`),
-                // no key held at a Z of the tree is replaced.
-                let model = &self.model.collections[c];
-                if (model.z_of(id)).is_some_and(|held| model.layout.is_nonoptimized(held)) {
-                    return (c, id);
-                }
                 let real = on!(&mut self.orders[c], o => o.replace(key, z));
                 let expected = self.replace_in_model(c, id, key, z);
                 self.agree(op, real, None, |_| expected)
