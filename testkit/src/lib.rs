@@ -149,8 +149,6 @@ where
     I::Item: PartialEq + std::fmt::Debug,
 {
     let (mut front, mut back) = (0, expected.len());
-    // Which ends the walk has taken items from.
-    let mut used = [false; 2];
     for rank in 0.. {
         if stop == Some(rank) {
             return;
@@ -166,7 +164,6 @@ where
             );
         }
         let from_back = (how >> (rank % 8)) & 1 == 1;
-        used[usize::from(from_back)] = true;
         let item = if from_back {
             walk.next_back()
         } else {
