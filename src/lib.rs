@@ -45,14 +45,15 @@
 //! legacy object is created with) have their buckets reached in O(1)
 //! through a quick-access array.
 //!
-//! The buckets lie end to end in leaves of up to 64 entries, in
-//! back-to-front order, so a traversal reads contiguous memory whatever
-//! the Z values: the levels and the default Z in one chain of leaves, any
-//! other Z (negative, fractional, above `max_level`) in the leaves of a
-//! B+ tree, where its bucket is the run of its entries and takes no memory
-//! of its own. A game that gives every object its own Z (an isometric
-//! y-sort, a particle burst) pays O(log n) per operation, or the cost of
-//! sorting them for a batch of many.
+//! The buckets lie end to end in nodes of 64 slots, in back-to-front
+//! order, so a traversal reads contiguous memory whatever the Z values:
+//! the levels and the default Z in one chain of blocks, where each entry
+//! keeps its slot and neighbouring small buckets share a block; any other
+//! Z (negative, fractional, above `max_level`) in the leaves of a B+ tree,
+//! where its bucket is the run of its entries and takes no memory of its
+//! own. A game that gives every object its own Z (an isometric y-sort, a
+//! particle burst) pays O(log n) per operation, or the cost of sorting
+//! them for a batch of many.
 //!
 //! # Two faces, one core
 //!

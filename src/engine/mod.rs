@@ -17,32 +17,39 @@
 //!   it again (a Z-action too, even at the same Z).
 //! - **Bucket**: the entries at one Z, in the order of their last
 //!   Z-action.
-//! - **Leaf**: up to [`LEAF_SLOTS`](place::LEAF_SLOTS) entries with their
-//!   Z, in order ([`leaf`]).
-//! - **Chain**: leaves linked in back-to-front order. The *level chain*
-//!   holds the levels and the default Z, each bucket reached in O(1)
-//!   through its tail leaf ([`levels`]); the *tree chain* holds every
-//!   other Z, under a B+ tree ([`tree`]).
+//! - **Block**: a node of the level chain: [`BLOCK_SLOTS`](block::BLOCK_SLOTS)
+//!   slots and a mask of those holding an entry; an entry keeps its slot
+//!   until a neighbour needs room ([`block`]).
+//! - **Leaf**: a node of the tree chain: up to
+//!   [`LEAF_SLOTS`](place::LEAF_SLOTS) entries with their Z, packed in
+//!   order ([`leaf`]).
+//! - **Chain**: nodes linked in back-to-front order. The *level chain* is
+//!   of blocks and holds the levels and the default Z, each bucket reached
+//!   in O(1) through the place of its last entry, its *last* ([`levels`]);
+//!   the *tree chain* is of leaves and holds every other Z, under a B+
+//!   tree ([`tree`]).
 //! - **Run**: a bucket's entries as they lie in its chain, consecutive
-//!   slots, maybe across leaves.
-//! - **Place**: where an entry is, in 32 bits: its chain, its leaf, and a
-//!   hint of its slot ([`place`]). The **book** is where places are kept
-//!   (the key table, or the objects).
+//!   entries, maybe across nodes.
+//! - **Place**: where an entry is, in 32 bits: its chain, its node, and its
+//!   slot, exact in a block and a hint in a leaf ([`place`]). The **book**
+//!   is where places are kept (the key table, or the objects).
 //! - **Walk**: a traversal from either end ([`walk`]); a *counting* walk
 //!   ticks the pruning clock, a *quiet* one does not.
 //! - **Waiting**, **pruned**: a tree bucket emptied by an operation waits
 //!   until walks prune it ([`ledger`]).
-//! - **Batch**: many Z-actions applied as one operation: removals first,
-//!   then the level buckets filed in call order, then one sorted merge into
-//!   the tree's leaves.
+//! - **Batch**: many Z-actions applied as one operation: in call order,
+//!   removals, and level entries filed at once (or, once the batch has
+//!   changed a quarter of the level chain, all in one rebuild); then one
+//!   sorted merge into the tree's leaves.
 //!
 //! # Costs
 //!
 //! At a level or the default Z, filing, unfiling and refiling touch one
-//! leaf of the level chain and maybe a neighbour: O(1) in the worst case.
+//! block of the level chain and maybe a neighbour: O(1) in the worst case.
 //! At any other Z they are O(log n). A batch of `k` is O(k log k) plus one
-//! merge of each tree leaf it touches. A walk costs the entries it yields,
-//! plus one step per leaf and per switch between the chains.
+//! merge of each tree leaf it touches (and, if it rebuilds the level chain,
+//! one pass over it). A walk costs the entries it yields, plus one step per
+//! node and per switch between the chains.
 
 mod block;
 mod chunked;
