@@ -198,12 +198,18 @@ impl Ends {
             if bound <= i64::from(i32::MAX) {
                 mask &= block.below(bound);
             }
+            let id = self.up_block.block;
             self.up_block.left &= !mask;
-            Some(Run::Block {
-                id: self.up_block.block,
-                block,
-                mask,
-            })
+            if self.up_block.left == 0 && block.next != NONE {
+                // On to the next block now: its header loads while the
+                // caller reads this run.
+                let next = chains.blocks.get(block.next);
+                self.up_block = BlockCursor {
+                    block: block.next,
+                    left: next.occupied,
+                };
+            }
+            Some(Run::Block { id, block, mask })
         } else {
             let leaf = leaf_head.0?;
             if leaf_head.1 > self.high {
@@ -215,9 +221,10 @@ impl Ends {
             } else {
                 leaf.count_below(bound)
             };
+            let id = self.up_leaf.leaf;
             let start = core::mem::replace(&mut self.up_leaf.slot, stop);
             Some(Run::Leaf {
-                id: self.up_leaf.leaf,
+                id,
                 leaf,
                 start,
                 stop,
@@ -279,12 +286,17 @@ impl Ends {
             if bound >= i64::from(i32::MIN) {
                 mask &= !block.below(bound + 1);
             }
+            let id = self.down_block.block;
             self.down_block.left &= !mask;
-            Some(Run::Block {
-                id: self.down_block.block,
-                block,
-                mask,
-            })
+            if self.down_block.left == 0 && block.prev != NONE {
+                // On to the previous block now (see `next_up`).
+                let prev = chains.blocks.get(block.prev);
+                self.down_block = BlockCursor {
+                    block: block.prev,
+                    left: prev.occupied,
+                };
+            }
+            Some(Run::Block { id, block, mask })
         } else {
             let leaf = leaf_head.0?;
             if leaf_head.1 < self.low {
@@ -419,7 +431,7 @@ impl<'a, E: Entry> Walk<'a, E> {
                 self.ends.remaining -= 1;
                 return Some((E::get(entry), z));
             }
-            if !self.advance_up() {
+            if !self.advance_up_cold() {
                 return None;
             }
         }
@@ -452,7 +464,7 @@ impl<'a, E: Entry> Walk<'a, E> {
                 self.ends.remaining -= 1;
                 return Some((E::get(entry), z));
             }
-            if !self.advance_down() {
+            if !self.advance_down_cold() {
                 return None;
             }
         }
@@ -528,6 +540,19 @@ impl<'a, E: Entry> Walk<'a, E> {
                 return acc;
             }
         }
+    }
+
+    /// [`advance_up`](Self::advance_up) out of line: one entry at a time,
+    /// the call is rare and the caller's loop stays small.
+    #[inline(never)]
+    fn advance_up_cold(&mut self) -> bool {
+        self.advance_up()
+    }
+
+    /// [`advance_down`](Self::advance_down) out of line.
+    #[inline(never)]
+    fn advance_down_cold(&mut self) -> bool {
+        self.advance_down()
     }
 
     /// Hands the up end its next run. Returns whether there is one.
