@@ -53,6 +53,11 @@ pub(crate) struct Moved {
 pub(crate) struct Block<E: Entry> {
     /// Which slots hold an entry.
     pub(crate) occupied: Mask,
+    /// Which slots hold the last entry of their bucket (the level chain
+    /// keeps this beside its `lasts`, so that taking an entry out needs to
+    /// read its Z only when it was its bucket's last). It travels with the
+    /// entries a block operation moves.
+    pub(crate) lasts: Mask,
     /// How many (the bits of `occupied`, kept apart: counting bits is
     /// slow on CPUs without a population count instruction).
     len: u32,
@@ -69,6 +74,7 @@ impl<E: Entry> Block<E> {
     pub(crate) fn new(template: &E) -> Self {
         Block {
             occupied: 0,
+            lasts: 0,
             len: 0,
             prev: NONE,
             next: NONE,
@@ -80,6 +86,7 @@ impl<E: Entry> Block<E> {
     /// Makes a spare block an empty, unlinked one.
     pub(crate) fn reset(&mut self) {
         debug_assert_eq!(self.occupied, 0);
+        debug_assert_eq!(self.lasts, 0);
         self.prev = NONE;
         self.next = NONE;
         self.zs = [i32::MAX; BLOCK_SLOTS];
@@ -113,6 +120,11 @@ impl<E: Entry> Block<E> {
     #[inline]
     pub(crate) fn z(&self, slot: usize) -> i32 {
         self.zs[slot]
+    }
+
+    /// The Z bits of the last entry, if any.
+    pub(crate) fn last_z(&self) -> Option<i32> {
+        (self.occupied != 0).then(|| self.zs[highest(self.occupied)])
     }
 
     /// The slots (occupied or not) whose Z bits are below `bound`: a
@@ -153,6 +165,7 @@ impl<E: Entry> Block<E> {
     pub(crate) fn take(&mut self, slot: usize) -> (i32, E) {
         debug_assert!(self.occupied & (1 << slot) != 0);
         self.occupied &= !(1 << slot);
+        self.lasts &= !(1 << slot);
         self.len -= 1;
         (self.zs[slot], E::take(&mut self.items[slot]))
     }
@@ -166,6 +179,8 @@ impl<E: Entry> Block<E> {
         // The freed slot keeps the Z of the entry now after it.
         self.zs.copy_within(slot..free, slot + 1);
         self.occupied = (self.occupied | 1 << free) & !(1 << slot);
+        let moving = self.lasts & from(slot) & !from(free);
+        self.lasts = (self.lasts & !moving) | moving << 1;
         for to in slot + 1..=free {
             self.report(to - 1, to, moved);
         }
@@ -182,6 +197,8 @@ impl<E: Entry> Block<E> {
         // The freed slot keeps the Z of the entry now before it.
         self.zs.copy_within(free + 1..slot, free);
         self.occupied = (self.occupied | 1 << free) & !(1 << (slot - 1));
+        let moving = self.lasts & from(free + 1) & !from(slot);
+        self.lasts = (self.lasts & !moving) | moving >> 1;
         for to in free..slot - 1 {
             self.report(to + 1, to, moved);
         }
@@ -227,8 +244,10 @@ impl<E: Entry> Block<E> {
     /// Moves the entry in `from` to the free slot `to` of this block.
     #[inline]
     fn move_within(&mut self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
+        let last = self.lasts >> from & 1;
         let (z, entry) = self.take(from);
         self.put(to, z, entry);
+        self.lasts |= last << to;
         self.report(from, to, moved);
     }
 
@@ -241,8 +260,10 @@ impl<E: Entry> Block<E> {
         to: usize,
         moved: &mut impl FnMut(&E, Moved),
     ) {
+        let last = self.lasts >> from & 1;
         let (z, entry) = self.take(from);
         into.put(to, z, entry);
+        into.lasts |= last << to;
         moved(
             into.get(to),
             Moved {
@@ -397,6 +418,7 @@ impl<E: Entry> Block<E> {
     /// Checks the block's own invariants (tests and fuzzing).
     #[cfg(any(test, feature = "check"))]
     pub(crate) fn check(&self) {
+        assert_eq!(self.lasts & !self.occupied, 0, "a last is an entry");
         assert!(
             self.zs.windows(2).all(|w| w[0] <= w[1]),
             "a block's Z values ascend"
@@ -435,6 +457,7 @@ mod tests {
         fn clone_ids(&self) -> Self {
             Block {
                 occupied: self.occupied,
+                lasts: self.lasts,
                 len: self.len,
                 prev: self.prev,
                 next: self.next,

@@ -221,6 +221,11 @@ impl<E: Entry> Levels<E> {
         if slot < BLOCK_SLOTS && block_ref.occupied & (1 << slot) == 0 {
             block_ref.put(slot, z, entry);
             book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
+            if joins {
+                // The bucket's last was right before.
+                block_ref.lasts &= !(1 << (slot - 1));
+            }
+            block_ref.lasts |= 1 << slot;
             self.lasts[bucket] = pack(block, slot);
         } else {
             self.insert_with_room(block, slot, z, entry, bucket, book);
@@ -243,9 +248,16 @@ impl<E: Entry> Levels<E> {
         book: &mut B,
     ) {
         let (block, slot, made) = self.make_room(block, slot, &entry, book);
+        if self.lasts[bucket] != 0 {
+            // The bucket's last (wherever the room made moved it) is last
+            // no more.
+            let (old, end) = self.last_of(bucket);
+            self.blocks.get_mut(old).lasts &= !(1 << (end - 1));
+        }
         let block_ref = self.blocks.get_mut(block);
         block_ref.put(slot, z, entry);
         book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
+        block_ref.lasts |= 1 << slot;
         self.lasts[bucket] = pack(block, slot);
         if made != NONE {
             self.tidy(block, book);
@@ -325,30 +337,30 @@ impl<E: Entry> Levels<E> {
     pub(crate) fn remove<B: Book<E>>(&mut self, block: u32, slot: usize, book: &mut B) -> (E, i32) {
         self.len -= 1;
         let block_ref = self.blocks.get_mut(block);
+        let was_last = block_ref.lasts & (1 << slot) != 0;
+        // (Its Z is read only if it was its bucket's last, or if the caller
+        // wants it.)
         let (z, entry) = block_ref.take(slot);
         let count = block_ref.count();
-        let bucket = bucket_of(self.max_level, z);
-        if self.lasts[bucket] == pack(block, slot) {
-            // Its bucket's last entry: the one before it, if any, is the
-            // previous entry of the block or the last of the block before.
+        if was_last {
+            // The one before it in its bucket, if any, is the previous entry
+            // of the block or the last entry of the block before.
+            let bucket = bucket_of(self.max_level, z);
+            debug_assert_eq!(self.lasts[bucket], pack(block, slot));
             let below = block_ref.occupied & !from(slot);
             let prev = block_ref.prev;
             self.lasts[bucket] = if below != 0 && block_ref.z(highest(below)) == z {
+                block_ref.lasts |= 1 << highest(below);
                 pack(block, highest(below))
-            } else if prev != NONE {
-                let prev_ref = self.blocks.get(prev);
+            } else if prev != NONE && self.blocks.get(prev).last_z() == Some(z) {
+                let prev_ref = self.blocks.get_mut(prev);
                 let end = prev_ref.end();
-                if prev_ref.z(end - 1) == z {
-                    pack(prev, end - 1)
-                } else {
-                    0
-                }
+                prev_ref.lasts |= 1 << (end - 1);
+                pack(prev, end - 1)
             } else {
+                self.occupancy.emptied(bucket);
                 0
             };
-            if self.lasts[bucket] == 0 {
-                self.occupancy.emptied(bucket);
-            }
         }
         // A block already at most half full has neighbours over half full.
         if count == BLOCK_SLOTS / 2 || count == 0 {
@@ -462,6 +474,12 @@ impl<E: Entry> Levels<E> {
         for (z, entry) in new {
             self.len += 1;
             self.append(&mut out, z, entry, book);
+        }
+        let mut bucket = self.occupancy.next_from(0);
+        while let Some(b) = bucket {
+            let (block, end) = self.last_of(b);
+            self.blocks.get_mut(block).lasts |= 1 << (end - 1);
+            bucket = self.occupancy.next_from(b + 1);
         }
     }
 
@@ -618,6 +636,24 @@ impl<E: Entry> Levels<E> {
             next = self.occupancy.next_from(bucket + 1);
         }
         assert_eq!(occupied, last_of, "occupancy and lasts");
+        let mut marked = 0;
+        let mut block = self.first;
+        while block != NONE {
+            let block_ref = self.blocks.get(block);
+            marked += block_ref.lasts.count_ones() as usize;
+            block = block_ref.next;
+        }
+        assert_eq!(marked, occupied.len(), "one last marked per bucket");
+        for &(_, packed) in &occupied {
+            let (block, end) = (
+                (packed - 1) >> SLOT_SHIFT,
+                ((packed - 1) as usize & (BLOCK_SLOTS - 1)),
+            );
+            assert!(
+                self.blocks.get(block).lasts & (1 << end) != 0,
+                "lasts marked"
+            );
+        }
         let held = self.lasts.iter().filter(|&&t| t != 0).count();
         assert_eq!(held, occupied.len(), "empty buckets have no last");
         entries
