@@ -236,9 +236,8 @@ trait Subject: Sized {
     type Object;
     const NAME: &'static str;
 
-    /// An empty collection; with room for `objects` if `reserve`, or
-    /// `None` if it cannot reserve.
-    fn build(objects: usize, reserve: bool) -> Option<Self>;
+    /// An empty collection; with room for `objects` if `reserve`.
+    fn build(objects: usize, reserve: bool) -> Self;
     /// A new object (the game's side of a creation: untimed).
     fn make(&mut self) -> Self::Object;
     fn insert(&mut self, object: &Self::Object, z: I16F16);
@@ -260,17 +259,17 @@ impl Subject for Keyed {
     type Object = u32;
     const NAME: &'static str = "ZOrder";
 
-    fn build(objects: usize, reserve: bool) -> Option<Self> {
+    fn build(objects: usize, reserve: bool) -> Self {
         let order = if reserve {
             ZOrder::with_capacity(LEVELS - 1, objects)
         } else {
             ZOrder::new(LEVELS - 1)
         };
-        Some(Keyed {
+        Keyed {
             order: order.expect("a valid layout"),
             free: Vec::with_capacity(objects),
             next: 0,
-        })
+        }
     }
 
     fn make(&mut self) -> u32 {
@@ -299,15 +298,20 @@ impl Subject for Keyed {
 
 type RcObject = Rc<ZObject<Cell<I16F16>>>;
 
-/// The fixed-point `Rc` collection; it has no `with_capacity`.
+/// The fixed-point `Rc` collection.
 struct Shared(FixedPointZCollection<Cell<I16F16>>);
 
 impl Subject for Shared {
     type Object = RcObject;
     const NAME: &'static str = "FixedPointZColl";
 
-    fn build(_objects: usize, reserve: bool) -> Option<Self> {
-        (!reserve).then(|| Shared(FixedPointZCollection::new(LEVELS - 1).expect("a valid layout")))
+    fn build(objects: usize, reserve: bool) -> Self {
+        let collection = if reserve {
+            FixedPointZCollection::with_capacity(LEVELS - 1, objects)
+        } else {
+            FixedPointZCollection::new(LEVELS - 1)
+        };
+        Shared(collection.expect("a valid layout"))
     }
 
     fn make(&mut self) -> RcObject {
@@ -364,8 +368,8 @@ fn replay_distribution<S: Subject>(
     objects: usize,
     zs: Zs,
     reserve: bool,
-) -> Option<(Vec<Duration>, Vec<Duration>)> {
-    let mut subject = S::build(objects, reserve)?;
+) -> (Vec<Duration>, Vec<Duration>) {
+    let mut subject = S::build(objects, reserve);
     let mut rng = Rng::new(SEED ^ 7);
     let mut growth = Vec::with_capacity(2 * objects);
     let mut live: Vec<S::Object> = (0..objects)
@@ -388,23 +392,14 @@ fn replay_distribution<S: Subject>(
     }
     steady.truncate(OPERATIONS);
     black_box(&live);
-    Some((growth, steady))
+    (growth, steady)
 }
 
 fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
     let replays: Vec<_> = (0..REPLAYS)
-        .map_while(|_| replay_distribution::<S>(objects, zs, reserve))
+        .map(|_| replay_distribution::<S>(objects, zs, reserve))
         .collect();
     let reservation = if reserve { "with_capacity" } else { "new" };
-    if replays.is_empty() {
-        println!(
-            "{:<15} {:<19} {:<14} (no with_capacity: the Rc face reserves nothing)",
-            S::NAME,
-            zs.name(),
-            reservation
-        );
-        return;
-    }
     let (growth, steady): (Vec<_>, Vec<_>) = replays.into_iter().unzip();
     let limit = if reserve { 20.0 } else { 50.0 };
     for (phase, times) in [("growth", growth), ("steady", steady)] {

@@ -510,6 +510,71 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
         self.decided = Vec::new();
     }
 
+    /// An empty collection, as `new` makes it, with room for `capacity`
+    /// objects: growing to that many allocates nothing but a leaf at a
+    /// time (see [`try_reserve`](Self::try_reserve)).
+    ///
+    /// # Errors
+    ///
+    /// As `new`, or [`ZError::CapacityOverflow`].
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use zorder::{FixedPointZCollection, I16F16, SimpleZCollection};
+    ///
+    /// let scene = FixedPointZCollection::<Cell<I16F16>>::with_capacity(100, 10_000)?;
+    /// assert!(scene.is_empty());
+    /// let hud = SimpleZCollection::<Cell<I16F16>>::with_capacity(3, 100)?;
+    /// assert_eq!(hud.max_level(), 3);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
+    pub fn with_capacity(max_level: u16, capacity: usize) -> Result<Self, ZError> {
+        let mut collection = Self::build(max_level, L::EVERY_Z.then_some(DEFAULT_PRUNE_AFTER))?;
+        collection.try_reserve(capacity)?;
+        Ok(collection)
+    }
+
+    /// Makes room for `additional` more objects, so that growing to that
+    /// many allocates nothing but a leaf at a time: the directories of the
+    /// leaves, and the records of buckets they could leave waiting.
+    ///
+    /// # Errors
+    ///
+    /// [`ZError::CapacityOverflow`] if `len() + additional` is more
+    /// objects than a collection can hold (about 2^30), or if the memory
+    /// cannot be had; the collection is unchanged but for what it
+    /// reserved.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use zorder::{FixedPointZCollection, I16F16};
+    ///
+    /// let mut scene = FixedPointZCollection::<Cell<I16F16>>::new(100)?;
+    /// scene.try_reserve(1000)?;
+    /// assert!(scene.try_reserve(usize::MAX).is_err());
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), ZError> {
+        self.core.0.try_reserve(additional)
+    }
+
+    /// Like [`try_reserve`](Self::try_reserve), as far as it can: a
+    /// reservation it cannot make is made as far as it goes, and the
+    /// collection grows as it needs later. It never panics.
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use zorder::{FixedPointZCollection, I16F16};
+    ///
+    /// let mut scene = FixedPointZCollection::<Cell<I16F16>>::new(100)?;
+    /// scene.reserve(1000);
+    /// # Ok::<(), zorder::ZError>(())
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        let room = crate::engine::place::MAX_ENTRIES.saturating_sub(self.len());
+        let _ = self.try_reserve(additional.min(room));
+    }
+
     /// Makes pruning behave as if `walks` counting traversals had found a
     /// bucket waiting all along (tests of long runs; the `check` feature).
     #[cfg(feature = "check")]

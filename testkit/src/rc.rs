@@ -626,10 +626,18 @@ impl RcHarness {
                     format!("BackToFront {{ remaining: {} }}", expected.len())
                 );
             }
-            1 => match &mut *self.world.collections[c].borrow_mut() {
-                Real::Fixed(real) => real.shrink_to_fit(),
-                Real::Simple(real) => real.shrink_to_fit(),
-            },
+            1 => {
+                let mut real = self.world.collections[c].borrow_mut();
+                on!(&mut *real, real => real.shrink_to_fit());
+                let refused = on!(&mut *real, real => real.try_reserve(usize::MAX));
+                assert_eq!(refused, Err(ZError::CapacityOverflow));
+                let additional = usize::from(what);
+                assert_eq!(
+                    on!(&mut *real, real => real.try_reserve(additional)),
+                    Ok(())
+                );
+                on!(&mut *real, real => real.reserve(additional));
+            }
             2 => {
                 // Removals queued for the model, as an update's are: a
                 // drop of a removed object runs after the whole call.

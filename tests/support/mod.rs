@@ -33,8 +33,13 @@ pub trait Face: Sized {
     /// What the game keeps to refer to an object.
     type Object;
     const NAME: &'static str;
+    /// The bytes an entry takes in a slot of a node: the key, or the
+    /// handle.
+    const ENTRY_BYTES: usize;
 
     fn build(max_level: u16, prune_after: u32) -> Self;
+    /// Room for `additional` more objects (`try_reserve`).
+    fn reserve(&mut self, additional: usize);
     /// The object of id `id` (not filed anywhere).
     fn object(id: u32) -> Self::Object;
     fn insert(&mut self, object: &Self::Object, z: I16F16);
@@ -56,9 +61,14 @@ pub trait Face: Sized {
 impl Face for ZOrder<u32> {
     type Object = u32;
     const NAME: &'static str = "ZOrder";
+    const ENTRY_BYTES: usize = 4;
 
     fn build(max_level: u16, prune_after: u32) -> Self {
         ZOrder::with_prune_after(max_level, prune_after).expect("a valid layout")
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        self.try_reserve(additional).expect("room");
     }
 
     fn object(id: u32) -> u32 {
@@ -113,9 +123,14 @@ impl Face for ZOrder<u32> {
 impl Face for FixedPointZCollection<Sprite> {
     type Object = Rc<ZObject<Sprite>>;
     const NAME: &'static str = "FixedPointZCollection";
+    const ENTRY_BYTES: usize = 8;
 
     fn build(max_level: u16, prune_after: u32) -> Self {
         FixedPointZCollection::with_prune_after(max_level, prune_after).expect("a valid layout")
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        self.try_reserve(additional).expect("room");
     }
 
     fn object(id: u32) -> Self::Object {
