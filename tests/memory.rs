@@ -6,8 +6,9 @@
 //! the other tests, which run in parallel) never show in a count; a count
 //! is the bytes this thread holds at its end less those it held at its
 //! start, with nothing else allocated (and kept) in between: not even a
-//! print, which grows the harness's capture buffer. Under Miri the
-//! sizes shrink, and so do the collections' nodes (8 slots a leaf).
+//! print, which grows the harness's capture buffer. Under Miri and in
+//! fuzzing builds (`--cfg fuzzing`) the sizes shrink, and so do the
+//! collections' nodes (8 slots a leaf) and the chunks of their maps.
 //!
 //! `cargo test --test memory -- --nocapture` prints what each test saw.
 
@@ -129,20 +130,22 @@ fn held() -> isize {
 const SHRUNK_MAX: isize = 64 * 1024;
 
 /// The objects of a mass death (fewer under Miri).
-const DEATHS: u32 = if cfg!(miri) { 500 } else { 1_000_000 };
+const DEATHS: u32 = if cfg!(any(miri, fuzzing)) { 500 } else { 1_000_000 };
 
 /// Slots of a leaf or block (the library's `LEAF_SLOTS`, small under Miri).
-const SLOTS: usize = if cfg!(miri) { 8 } else { 64 };
+const SLOTS: usize = if cfg!(any(miri, fuzzing)) { 8 } else { 64 };
 
-/// The size of the largest node of a `ZOrder<u32>`, a tree leaf: a
-/// length, a mask of the slots a batch emptied, the Z and the key of each
-/// slot, and three links (its neighbours and its parent). A block of the
-/// level chain is smaller (a mask, a count and two links), and so is an
-/// inner node of the tree.
-const LEAF_BYTES: usize = (8 + 8 + SLOTS * (4 + 4) + 3 * 4).next_multiple_of(8);
+/// The size of the largest node of a collection whose entries take
+/// `entry` bytes, a tree leaf: a length, a mask of the slots a batch
+/// emptied, the Z and the entry of each slot, and three links (its
+/// neighbours and its parent). A block of the level chain is smaller (a
+/// mask, a count and two links), and so is an inner node of the tree.
+const fn leaf_bytes(entry: usize) -> usize {
+    (8 + 8 + SLOTS * (4 + entry) + 3 * 4).next_multiple_of(8)
+}
 
-/// A chunk of a node pool's id table: 64 boxed nodes. Under Miri it is
-/// bigger than a leaf.
+/// A chunk of a node pool's id table: 64 boxed nodes. Under Miri and in
+/// fuzzing builds it is bigger than a leaf.
 const ID_CHUNK_BYTES: usize = 64 * 8;
 
 fn level(level: u32) -> I16F16 {
@@ -253,90 +256,74 @@ enum Zs {
     DefaultThenLevel,
 }
 
-/// Grows a `ZOrder<u32>` made `with_capacity(n)` to `n` dense keys, and
-/// returns what the allocator saw during the growth.
-fn growth_into_capacity(zs: Zs) -> counting::Seen {
-    let n = if cfg!(miri) { 800 } else { 1_000_000 };
+/// Grows a collection made with room for `n` objects (`try_reserve`, as
+/// `with_capacity` does) to `n` objects, made beforehand, and returns
+/// what the allocator saw during the growth.
+fn growth_into_capacity<F: Face>(zs: Zs) -> counting::Seen {
+    let n = if cfg!(any(miri, fuzzing)) { 800 } else { 1_000_000 };
+    let objects: Vec<F::Object> = (0..n).map(F::object).collect();
     let before = held();
-    let mut order = Keyed::with_capacity(31, n as usize).expect("room");
+    let mut face = F::build(31, 8);
+    face.reserve(n as usize);
     let reserved = held() - before;
     restart();
-    for key in 0..n {
-        let result = match zs {
-            Zs::Levels => order.insert(key, level(key % 16)),
-            Zs::Distinct => order.insert(key, distinct_z(key)),
-            Zs::Default => order.insert(key, DEFAULT_Z),
-            Zs::DefaultThenLevel => order
-                .insert(key, DEFAULT_Z)
-                .and_then(|()| order.set_z(key, level(key % 16))),
-        };
-        result.expect("a new key");
+    for (key, object) in (0..).zip(&objects) {
+        match zs {
+            Zs::Levels => face.insert(object, level(key % 16)),
+            Zs::Distinct => face.insert(object, distinct_z(key)),
+            Zs::Default => face.insert(object, DEFAULT_Z),
+            Zs::DefaultThenLevel => {
+                face.insert(object, DEFAULT_Z);
+                face.set_z(object, level(key % 16));
+            }
+        }
     }
     let growth = seen();
-    order.check_invariants();
+    face.check();
+    drop(face);
     println!(
-        "with_capacity({n}) then {n} keys, {zs:?}: {reserved} B reserved, then {} allocations \
-         (the largest {} B), {} reallocs, {} B more; a leaf is {LEAF_BYTES} B",
+        "{}: room for {n}, then {n} objects, {zs:?}: {reserved} B reserved, then {} \
+         allocations (the largest {} B), {} reallocs; a leaf is {} B",
+        F::NAME,
         growth.allocations,
         growth.largest,
         growth.reallocs,
-        held() - before - reserved,
+        leaf_bytes(F::ENTRY_BYTES),
     );
     growth
 }
 
 /// No reallocation, and no allocation bigger than a node (or a chunk of a
 /// pool's ids).
-fn grows_into_capacity_a_node_at_a_time(zs: Zs) {
-    let growth = growth_into_capacity(zs);
+fn grows_into_capacity_a_node_at_a_time<F: Face>(zs: Zs) {
+    let growth = growth_into_capacity::<F>(zs);
     assert_eq!(growth.reallocs, 0, "{zs:?}: no reallocation");
     assert!(
-        growth.largest <= LEAF_BYTES.max(ID_CHUNK_BYTES),
+        growth.largest <= leaf_bytes(F::ENTRY_BYTES).max(ID_CHUNK_BYTES),
         "{zs:?}: an allocation of {} B",
         growth.largest
     );
 }
 
-#[test]
-fn growth_into_a_reserved_capacity_at_levels_never_reallocates() {
-    grows_into_capacity_a_node_at_a_time(Zs::Levels);
+// `try_reserve` (and so `with_capacity`) reserves the id tables of the
+// level chain's blocks and of the tree's leaves and inner nodes, and the
+// map of waiting buckets, so their directories never grow by
+// reallocating.
+on_both_faces! {
+    growth_into_a_reserved_capacity_at_levels_never_reallocates => grows_into_capacity_a_node_at_a_time(super::Zs::Levels);
+    growth_into_a_reserved_capacity_at_the_default_z_never_reallocates => grows_into_capacity_a_node_at_a_time(super::Zs::Default);
+    growth_into_a_reserved_capacity_by_legacy_creation_never_reallocates => grows_into_capacity_a_node_at_a_time(super::Zs::DefaultThenLevel);
+    growth_into_a_reserved_capacity_at_distinct_z_never_reallocates => grows_into_capacity_a_node_at_a_time(super::Zs::Distinct);
 }
 
+/// When no traversal comes, each move at distinct Z leaves a bucket
+/// waiting, up to one per live Z, and the ledger's map from Z to record
+/// grows as they pile up; its tables are allocated a chunk at a time, so
+/// no move allocates a large block (which the allocator would zero at
+/// once).
 #[test]
-fn growth_into_a_reserved_capacity_at_the_default_z_never_reallocates() {
-    grows_into_capacity_a_node_at_a_time(Zs::Default);
-}
-
-#[test]
-fn growth_into_a_reserved_capacity_by_legacy_creation_never_reallocates() {
-    grows_into_capacity_a_node_at_a_time(Zs::DefaultThenLevel);
-}
-
-/// `try_reserve` (and so `with_capacity`) reserves the id tables of the
-/// level chain's blocks and of the tree's leaves and inner nodes, so the
-/// directories of their chunks never grow by reallocating.
-#[test]
-fn growth_into_a_reserved_capacity_at_distinct_z_never_reallocates() {
-    grows_into_capacity_a_node_at_a_time(Zs::Distinct);
-}
-
-/// GAP (measured by `cargo bench --bench latency -- distributions`: the
-/// worst single operation of the steady run at distinct Z without a
-/// reservation is 141 to 161 µs, 244 to 392 times the median, on both
-/// faces, against a target of 50 times plus 100 µs). When no traversal
-/// comes, each move at distinct Z leaves a bucket waiting, up to one per
-/// live Z, and the ledger's map from Z to record doubles as they pile up:
-/// the operation that crosses a power of two allocates the new table, two
-/// zeroed arrays of 4 bytes a slot, at once. The worst operations of those
-/// runs, #24,544, #196,600 and #393,495, are such doublings (2 × 256 KiB,
-/// 2 × 2 MiB, 2 × 4 MiB: seen with a logging allocator). The entries move
-/// over a few at a time, but the allocation is one, and glibc zeroes it
-/// with a `memset` once its dynamic mmap threshold has risen past it.
-/// With `with_capacity` the map is reserved and the worst is 4 µs.
-#[test]
-#[ignore = "gap: the pruning ledger's map allocates its doubled table (2 x 8 MiB at 10^6 waiting buckets) in one operation"]
 fn moves_at_distinct_z_never_allocate_a_large_table_at_once() {
-    let n = if cfg!(miri) { 2_000 } else { 1_000_000 };
+    let n = if cfg!(any(miri, fuzzing)) { 2_000 } else { 1_000_000 };
     let mut order = Keyed::new(15).expect("a valid layout");
     for key in 0..n {
         order.insert(key, distinct_z(key)).expect("a new key");
@@ -374,7 +361,7 @@ fn bytes_for<K: zorder::ZKey>(keys: impl Iterator<Item = K>, z: impl Fn(u32) -> 
 /// How many times what `n` dense keys cost, at most, `n` keys at huge
 /// indices cost at the same Z values (the worst case over several `n`).
 fn huge_keys_against_dense_ones(z: impl Fn(u32) -> I16F16 + Copy, zs: &str) -> (f64, String) {
-    let sizes: &[u32] = if cfg!(miri) {
+    let sizes: &[u32] = if cfg!(any(miri, fuzzing)) {
         &[200]
     } else {
         &[1_000, 100_000, 1_000_000]

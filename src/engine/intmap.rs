@@ -7,13 +7,18 @@
 //! a full table is replaced by one twice its size, and the old table's
 //! entries move over a few at a time, at each later insertion or removal,
 //! while lookups read both; so no operation moves more than a few entries,
-//! where a doubling map copies all of them at once.
+//! where a doubling map copies all of them at once. A table is allocated
+//! in chunks of [`CHUNK`] slots, each when a slot of it is first written,
+//! and an emptied old table is freed a chunk per later call, so no
+//! operation allocates, zeroes or frees more than a few chunks either
+//! (a reservation allocates all of a table's chunks at once).
 //!
 //! The crate's dependencies are `fixed` and nothing else, so no hash map
 //! crate is at hand, and this one needs only the operations below. Values
 //! are below `u32::MAX - 1`: a slot stores its value plus 2, and 0 and 1
 //! mark free and moved slots, so a new table is zeroed memory.
 
+use alloc::boxed::Box;
 use alloc::collections::TryReserveError;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -53,38 +58,121 @@ impl IntKey for usize {
     }
 }
 
-/// A table of power-of-two slots: keys, and values (stored plus
+/// Slots per chunk: a table is allocated a chunk at a time, each when a
+/// slot of it is first written, so a growth allocates no large block at
+/// once (a large zeroed block costs a fill of all of it). Fuzzing builds
+/// and Miri use small chunks, so small maps span many.
+const CHUNK_BITS: u32 = if cfg!(any(fuzzing, miri)) { 3 } else { 10 };
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// Consecutive slots of a table: keys, and values (stored plus
 /// [`OFFSET`]) beside them.
-#[derive(Debug, Clone, Default)]
-struct Table<K> {
-    keys: Vec<K>,
-    values: Vec<u32>,
+#[derive(Debug, Clone)]
+struct Chunk<K> {
+    keys: Box<[K]>,
+    values: Box<[u32]>,
 }
 
-impl<K: IntKey> Table<K> {
-    /// `slots` free slots, from zeroed memory.
-    fn new(slots: usize) -> Self {
-        Table {
-            keys: vec![K::default(); slots],
-            values: vec![FREE; slots],
+impl<K: IntKey> Chunk<K> {
+    /// `len` free slots, from zeroed memory.
+    fn new(len: usize) -> Self {
+        Chunk {
+            keys: vec![K::default(); len].into_boxed_slice(),
+            values: vec![FREE; len].into_boxed_slice(),
         }
     }
 
-    /// `slots` free slots, or the allocation error.
+    /// `len` free slots, or the allocation error.
+    fn try_new(len: usize) -> Result<Self, TryReserveError> {
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(len)?;
+        keys.resize(len, K::default());
+        let mut values = Vec::new();
+        values.try_reserve_exact(len)?;
+        values.resize(len, FREE);
+        Ok(Chunk {
+            keys: keys.into_boxed_slice(),
+            values: values.into_boxed_slice(),
+        })
+    }
+}
+
+/// A table of power-of-two slots, in chunks of [`CHUNK`] slots (one
+/// shorter chunk if the table is smaller); a chunk that is `None` is all
+/// free slots.
+#[derive(Debug, Clone, Default)]
+struct Table<K> {
+    chunks: Vec<Option<Chunk<K>>>,
+    slots: usize,
+}
+
+impl<K: IntKey> Table<K> {
+    /// `slots` free slots (a power of two), none allocated yet.
+    fn new(slots: usize) -> Self {
+        Table {
+            chunks: (0..slots.div_ceil(CHUNK)).map(|_| None).collect(),
+            slots,
+        }
+    }
+
+    /// `slots` free slots, all allocated, or the allocation error.
     fn try_new(slots: usize) -> Result<Self, TryReserveError> {
-        let mut table = Table {
-            keys: Vec::new(),
-            values: Vec::new(),
-        };
-        table.keys.try_reserve_exact(slots)?;
-        table.values.try_reserve_exact(slots)?;
-        table.keys.resize(slots, K::default());
-        table.values.resize(slots, FREE);
-        Ok(table)
+        let mut chunks = Vec::new();
+        chunks.try_reserve_exact(slots.div_ceil(CHUNK))?;
+        for _ in 0..slots.div_ceil(CHUNK) {
+            chunks.push(Some(Chunk::try_new(slots.min(CHUNK))?));
+        }
+        Ok(Table { chunks, slots })
     }
 
     fn slots(&self) -> usize {
-        self.values.len()
+        self.slots
+    }
+
+    /// The stored value of `slot`: [`FREE`], [`MOVED`] or a value.
+    #[inline]
+    fn value(&self, slot: usize) -> u32 {
+        match &self.chunks[slot >> CHUNK_BITS] {
+            Some(chunk) => chunk.values[slot % CHUNK],
+            None => FREE,
+        }
+    }
+
+    /// The key of `slot`, which holds a value.
+    #[inline]
+    fn key(&self, slot: usize) -> K {
+        self.chunks[slot >> CHUNK_BITS]
+            .as_ref()
+            .map_or_else(K::default, |chunk| chunk.keys[slot % CHUNK])
+    }
+
+    /// Writes `slot`, allocating its chunk if it has none.
+    #[inline]
+    fn set(&mut self, slot: usize, key: K, stored: u32) {
+        let len = self.slots.min(CHUNK);
+        let chunk = self.chunks[slot >> CHUNK_BITS].get_or_insert_with(|| Chunk::new(len));
+        chunk.keys[slot % CHUNK] = key;
+        chunk.values[slot % CHUNK] = stored;
+    }
+
+    /// Writes the value of `slot`, which holds one.
+    #[inline]
+    fn set_value(&mut self, slot: usize, stored: u32) {
+        if let Some(chunk) = &mut self.chunks[slot >> CHUNK_BITS] {
+            chunk.values[slot % CHUNK] = stored;
+        }
+    }
+
+    /// Allocates every chunk not allocated yet, or returns the allocation
+    /// error (the chunks allocated so far stay).
+    fn try_fill(&mut self) -> Result<(), TryReserveError> {
+        let len = self.slots.min(CHUNK);
+        for chunk in &mut self.chunks {
+            if chunk.is_none() {
+                *chunk = Some(Chunk::try_new(len)?);
+            }
+        }
+        Ok(())
     }
 
     /// The slot for `key`'s probe to start at.
@@ -97,16 +185,16 @@ impl<K: IntKey> Table<K> {
     /// The slot holding `key`, if any.
     #[inline]
     fn find(&self, key: K) -> Option<usize> {
-        if self.values.is_empty() {
+        if self.slots == 0 {
             return None;
         }
         let mask = self.slots() - 1;
         let mut slot = self.home(key);
         loop {
-            match self.values[slot] {
+            match self.value(slot) {
                 FREE => return None,
                 MOVED => {}
-                _ if self.keys[slot] == key => return Some(slot),
+                _ if self.key(slot) == key => return Some(slot),
                 _ => {}
             }
             slot = (slot + 1) & mask;
@@ -118,11 +206,10 @@ impl<K: IntKey> Table<K> {
     fn put(&mut self, key: K, stored: u32) {
         let mask = self.slots() - 1;
         let mut slot = self.home(key);
-        while self.values[slot] != FREE {
+        while self.value(slot) != FREE {
             slot = (slot + 1) & mask;
         }
-        self.keys[slot] = key;
-        self.values[slot] = stored;
+        self.set(slot, key, stored);
     }
 
     /// Removes the entry at `hole`, shifting back the entries its slot
@@ -132,34 +219,39 @@ impl<K: IntKey> Table<K> {
         let mut slot = hole;
         loop {
             slot = (slot + 1) & mask;
-            if self.values[slot] == FREE {
+            let stored = self.value(slot);
+            if stored == FREE {
                 break;
             }
             // An entry may fill the hole if the hole lies on its probe path
             // (cyclically between its home and its slot).
-            let home = self.home(self.keys[slot]);
+            let key = self.key(slot);
+            let home = self.home(key);
             if (slot.wrapping_sub(home) & mask) >= (slot.wrapping_sub(hole) & mask) {
-                self.keys[hole] = self.keys[slot];
-                self.values[hole] = self.values[slot];
+                self.set(hole, key, stored);
                 hole = slot;
             }
         }
-        self.values[hole] = FREE;
+        self.set_value(hole, FREE);
     }
 
     /// Every entry, with its stored value.
     fn entries(&self) -> impl Iterator<Item = (K, u32)> + '_ {
-        self.keys
-            .iter()
-            .zip(&self.values)
-            .filter(|&(_, &stored)| stored >= OFFSET)
-            .map(|(&key, &stored)| (key, stored))
+        self.chunks.iter().flatten().flat_map(|chunk| {
+            chunk
+                .keys
+                .iter()
+                .zip(chunk.values.iter())
+                .filter(|&(_, &stored)| stored >= OFFSET)
+                .map(|(&key, &stored)| (key, stored))
+        })
     }
 
     #[cfg(test)]
     fn allocated(&self) -> usize {
-        self.keys.capacity() * core::mem::size_of::<K>()
-            + self.values.capacity() * core::mem::size_of::<u32>()
+        let chunk = self.slots.min(CHUNK) * (core::mem::size_of::<K>() + 4);
+        self.chunks.capacity() * core::mem::size_of::<Option<Chunk<K>>>()
+            + self.chunks.iter().flatten().count() * chunk
     }
 }
 
@@ -168,6 +260,8 @@ pub(crate) struct IntMap<K> {
     table: Table<K>,
     /// The table being emptied into `table` during a growth, else empty.
     old: Table<K>,
+    /// The chunks of the last emptied table, freed one at a time.
+    retired: Vec<Option<Chunk<K>>>,
     /// Old slots moved so far.
     moved: usize,
     len: usize,
@@ -183,10 +277,10 @@ impl<K: IntKey> IntMap<K> {
             return None;
         }
         if let Some(slot) = self.table.find(key) {
-            return Some(self.table.values[slot] - OFFSET);
+            return Some(self.table.value(slot) - OFFSET);
         }
         let slot = self.old.find(key)?;
-        Some(self.old.values[slot] - OFFSET)
+        Some(self.old.value(slot) - OFFSET)
     }
 
     /// Sets `key` to `value` (below `u32::MAX - 1`).
@@ -200,34 +294,35 @@ impl<K: IntKey> IntMap<K> {
         let mask = self.table.slots() - 1;
         let mut slot = self.table.home(key);
         loop {
-            match self.table.values[slot] {
+            match self.table.value(slot) {
                 FREE => break,
-                value if value != MOVED && self.table.keys[slot] == key => {
-                    self.table.values[slot] = stored;
+                value if value != MOVED && self.table.key(slot) == key => {
+                    self.table.set_value(slot, stored);
                     return;
                 }
                 _ => slot = (slot + 1) & mask,
             }
         }
         if let Some(old) = self.old.find(key) {
-            self.old.values[old] = MOVED;
+            self.old.set_value(old, MOVED);
         } else {
             self.len += 1;
         }
-        self.table.keys[slot] = key;
-        self.table.values[slot] = stored;
+        self.table.set(slot, key, stored);
     }
 
     /// Removes `key`, returning its value.
     pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
         self.move_some();
         let stored = if let Some(slot) = self.table.find(key) {
-            let stored = self.table.values[slot];
+            let stored = self.table.value(slot);
             self.table.remove_at(slot);
             stored
         } else {
             let slot = self.old.find(key)?;
-            core::mem::replace(&mut self.old.values[slot], MOVED)
+            let stored = self.old.value(slot);
+            self.old.set_value(slot, MOVED);
+            stored
         };
         self.len -= 1;
         Some(stored - OFFSET)
@@ -240,6 +335,10 @@ impl<K: IntKey> IntMap<K> {
         while self.old.slots() != 0 {
             self.move_some();
         }
+        // The last growth's chunks are all freed by now: it ended at most
+        // an eighth of the table's slots ago in calls, and retired a chunk
+        // a call.
+        self.retired = Vec::new();
         let slots = (self.table.slots() * 2).max(16);
         self.old = core::mem::replace(&mut self.table, Table::new(slots));
         self.moved = 0;
@@ -248,19 +347,25 @@ impl<K: IntKey> IntMap<K> {
     /// Moves a few entries of the old table to the new one.
     fn move_some(&mut self) {
         if self.old.slots() == 0 {
+            self.retired.pop();
+            if self.retired.is_empty() && self.retired.capacity() != 0 {
+                self.retired = Vec::new();
+            }
             return;
         }
         let end = (self.moved + MOVES_PER_CALL).min(self.old.slots());
         for slot in self.moved..end {
-            let stored = self.old.values[slot];
+            let stored = self.old.value(slot);
             if stored >= OFFSET {
-                self.table.put(self.old.keys[slot], stored);
-                self.old.values[slot] = MOVED;
+                self.table.put(self.old.key(slot), stored);
+                self.old.set_value(slot, MOVED);
             }
         }
         self.moved = end;
         if end == self.old.slots() {
-            self.old = Table::default();
+            // Freed a chunk at a time by the calls that follow, which end
+            // long before the next growth (see `grow`).
+            self.retired = core::mem::take(&mut self.old).chunks;
         }
     }
 
@@ -280,14 +385,16 @@ impl<K: IntKey> IntMap<K> {
         }
         self.table = table;
         self.old = Table::default();
+        self.retired = Vec::new();
     }
 
-    /// Room for `additional` more entries without a growth, or the
-    /// allocation error (nothing changes then).
+    /// Room for `additional` more entries without a growth or any
+    /// allocation, or the allocation error (the entries stay as they
+    /// were then).
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
         let needed = self.len.saturating_add(additional).saturating_mul(2);
         if needed <= self.table.slots() {
-            return Ok(());
+            return self.table.try_fill();
         }
         let slots = needed.checked_next_power_of_two().unwrap_or(usize::MAX);
         let table = Table::try_new(slots)?;
@@ -307,7 +414,11 @@ impl<K: IntKey> IntMap<K> {
     /// Bytes allocated.
     #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
-        self.table.allocated() + self.old.allocated()
+        let retired = Table {
+            chunks: self.retired.clone(),
+            slots: CHUNK,
+        };
+        self.table.allocated() + self.old.allocated() + retired.allocated()
     }
 }
 
@@ -355,6 +466,61 @@ mod tests {
         assert_eq!(map.get(*model.keys().next().unwrap()), None);
         map.shrink_to_fit();
         assert_eq!(map.allocated(), 0);
+    }
+
+    /// Keys whose probes all wrap around the end of the table, found in
+    /// whichever table they are during growths.
+    #[test]
+    fn a_growth_finds_entries_whose_probe_wraps_past_freed_chunks() {
+        let mut map = IntMap::<i32>::default();
+        // A table of `slots` slots grows to twice that at `slots / 2`
+        // entries; every key's home is in the last sixth of any table.
+        let slots = 4 * CHUNK;
+        let keys: Vec<i32> = (0..)
+            .filter(|&key: &i32| key.hash() >> 32 >= u64::from(u32::MAX) / 6 * 5)
+            .take(slots / 2 + slots / 4)
+            .collect();
+        let mut growths = 0;
+        for (value, &key) in keys.iter().enumerate() {
+            map.insert(key, value as u32);
+            if map.old.slots() != 0 && map.moved % CHUNK < MOVES_PER_CALL {
+                growths += 1;
+                for (value, &key) in keys[..=value].iter().enumerate() {
+                    assert_eq!(
+                        map.get(key),
+                        Some(value as u32),
+                        "{} slots moved",
+                        map.moved
+                    );
+                }
+            }
+        }
+        assert!(growths >= 2, "checked during growths");
+        for (value, &key) in keys.iter().enumerate() {
+            assert_eq!(map.remove(key), Some(value as u32));
+        }
+        assert_eq!(map.len(), 0);
+    }
+
+    /// A growth allocates one chunk at a time, and a reservation allocates
+    /// all of them at once.
+    #[test]
+    fn a_growth_allocates_a_chunk_at_a_time_and_a_reservation_all() {
+        let mut map = IntMap::<i32>::default();
+        for key in 0..(8 * CHUNK) as i32 {
+            let chunks = map.table.chunks.iter().flatten().count();
+            map.insert(key, 0);
+            let after = map.table.chunks.iter().flatten().count();
+            assert!(after <= chunks + 1 + MOVES_PER_CALL || after == map.table.chunks.len());
+        }
+        let mut reserved = IntMap::<i32>::default();
+        reserved.try_reserve(4 * CHUNK).expect("room");
+        assert!(reserved.table.chunks.iter().all(Option::is_some));
+        let slots = reserved.table.slots();
+        for key in 0..(4 * CHUNK) as i32 {
+            reserved.insert(key, 1);
+        }
+        assert_eq!(reserved.table.slots(), slots, "no growth");
     }
 
     #[test]
