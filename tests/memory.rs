@@ -129,11 +129,14 @@ fn held() -> isize {
 /// What a collection may hold after it has lost its entries and shrunk.
 const SHRUNK_MAX: isize = 64 * 1024;
 
-/// The objects of a mass death (fewer under Miri).
-const DEATHS: u32 = if cfg!(any(miri, fuzzing)) { 500 } else { 1_000_000 };
+/// Under Miri and in fuzzing builds, sizes and nodes are small.
+const SMALL: bool = cfg!(any(miri, fuzzing));
 
-/// Slots of a leaf or block (the library's `LEAF_SLOTS`, small under Miri).
-const SLOTS: usize = if cfg!(any(miri, fuzzing)) { 8 } else { 64 };
+/// The objects of a mass death (fewer when [`SMALL`]).
+const DEATHS: u32 = if SMALL { 500 } else { 1_000_000 };
+
+/// Slots of a leaf or block (the library's `LEAF_SLOTS`, small when [`SMALL`]).
+const SLOTS: usize = if SMALL { 8 } else { 64 };
 
 /// The size of the largest node of a collection whose entries take
 /// `entry` bytes, a tree leaf: a length, a mask of the slots a batch
@@ -260,7 +263,7 @@ enum Zs {
 /// `with_capacity` does) to `n` objects, made beforehand, and returns
 /// what the allocator saw during the growth.
 fn growth_into_capacity<F: Face>(zs: Zs) -> counting::Seen {
-    let n = if cfg!(any(miri, fuzzing)) { 800 } else { 1_000_000 };
+    let n = if SMALL { 800 } else { 1_000_000 };
     let objects: Vec<F::Object> = (0..n).map(F::object).collect();
     let before = held();
     let mut face = F::build(31, 8);
@@ -323,7 +326,7 @@ on_both_faces! {
 /// once).
 #[test]
 fn moves_at_distinct_z_never_allocate_a_large_table_at_once() {
-    let n = if cfg!(any(miri, fuzzing)) { 2_000 } else { 1_000_000 };
+    let n = if SMALL { 2_000 } else { 1_000_000 };
     let mut order = Keyed::new(15).expect("a valid layout");
     for key in 0..n {
         order.insert(key, distinct_z(key)).expect("a new key");
@@ -361,7 +364,7 @@ fn bytes_for<K: zorder::ZKey>(keys: impl Iterator<Item = K>, z: impl Fn(u32) -> 
 /// How many times what `n` dense keys cost, at most, `n` keys at huge
 /// indices cost at the same Z values (the worst case over several `n`).
 fn huge_keys_against_dense_ones(z: impl Fn(u32) -> I16F16 + Copy, zs: &str) -> (f64, String) {
-    let sizes: &[u32] = if cfg!(any(miri, fuzzing)) {
+    let sizes: &[u32] = if SMALL {
         &[200]
     } else {
         &[1_000, 100_000, 1_000_000]
