@@ -31,13 +31,11 @@
 //! fixed-point `Rc` collection, on each Z distribution a game has: objects
 //! on 16 levels; every object at its own fractional Z (an isometric
 //! y-sort); every object created at the default Z and moved to a level
-//! right after (the legacy creation). `ZOrder` runs twice, made by
-//! `ZOrder::new` and by `ZOrder::with_capacity(max_level, n)`; the `Rc`
-//! collection has no `with_capacity` (its objects are the game's `Rc`
-//! allocations; it reserves nothing), so it runs once. Only the
-//! collection's own call is timed (the `Rc` object is made before, the key
-//! comes from the game's free list before). Two phases, each timed
-//! operation by operation, fastest of three replays:
+//! right after (the legacy creation). Each runs twice, made by `new` and
+//! by `with_capacity(max_level, n)`. Only the collection's own call is
+//! timed (the `Rc` object is made before, the key comes from the game's
+//! free list before). Two phases, each timed operation by operation,
+//! fastest of three replays:
 //!
 //! - `growth`: the world built from empty to `n` objects, one creation at
 //!   a time (where a reservation matters);
