@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
+use zorder_peers::bench_args::Parts;
 use zorder_peers::scenario::{SEED, time_frames};
 use zorder_peers::{Backend, FrameStats, Scenario, World};
 
@@ -72,48 +73,14 @@ fn all_scenarios(c: &mut Criterion) {
     }
     // The timed runs honour a filter the way criterion does, by substring
     // of "frame-times/<scenario>", and skip `--list` and `--test` runs.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+    let Some(parts) = Parts::from_args() else {
         return;
-    }
-    let filter = criterion_filter(&args);
+    };
     for scenario in Scenario::all() {
-        let id = format!("frame-times/{}", scenario.name);
-        if filter.is_none_or(|filter| id.contains(filter.as_str())) {
+        if parts.runs(&format!("frame-times/{}", scenario.name)) {
             zorder_peers::for_each_backend!(frame_times(&scenario));
         }
     }
-}
-
-/// The filter among criterion's arguments: the first that is neither an
-/// option nor the value of one.
-fn criterion_filter(args: &[String]) -> Option<&String> {
-    const TAKE_A_VALUE: [&str; 15] = [
-        "--output-format",
-        "--save-baseline",
-        "--baseline",
-        "--baseline-lenient",
-        "--load-baseline",
-        "--color",
-        "--profile-time",
-        "--sample-size",
-        "--warm-up-time",
-        "--measurement-time",
-        "--nresamples",
-        "--noise-threshold",
-        "--confidence-level",
-        "--significance-level",
-        "--plotting-backend",
-    ];
-    let mut after_option = false;
-    for arg in args {
-        if arg.starts_with('-') {
-            after_option = TAKE_A_VALUE.contains(&arg.as_str());
-        } else if !std::mem::take(&mut after_option) {
-            return Some(arg);
-        }
-    }
-    None
 }
 
 criterion_group!(benches, all_scenarios);

@@ -53,6 +53,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use zorder::{FixedPointZCollection, ZObject, ZOrder};
+use zorder_peers::bench_args::Parts;
 use zorder_peers::scenario::SEED;
 use zorder_peers::{
     ArticleList, Backend, DEFAULT_Z, I16F16, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint,
@@ -452,20 +453,17 @@ fn distributions() {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+    let Some(parts) = Parts::from_args() else {
         return;
-    }
-    let filter = args.iter().find(|arg| !arg.starts_with('-'));
-    let runs = |part: &str| filter.is_none_or(|filter| part.contains(filter.as_str()));
+    };
     println!(
         "{OPERATIONS} operations, fastest of {REPLAYS} replays each; an empty timed region costs {:.0} ns (median)",
         timer_cost().as_secs_f64() * 1e9
     );
-    if runs("backends") {
+    if parts.runs("backends") {
         backends();
     }
-    if runs("distributions") {
+    if parts.runs("distributions") {
         distributions();
     }
 }

@@ -48,6 +48,7 @@ use std::sync::atomic::Ordering;
 use counting::{BLOCKS, CHUNKS, HELD, PEAK};
 
 use zorder::{FixedPointZCollection, ZObject, ZOrder};
+use zorder_peers::bench_args::Parts;
 use zorder_peers::scenario::SEED;
 use zorder_peers::{Backend, Canvas, I16F16, Rng, Sprite};
 
@@ -309,16 +310,13 @@ fn per_object() {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+    let Some(parts) = Parts::from_args() else {
         return;
-    }
-    let filter = args.iter().find(|arg| !arg.starts_with('-'));
-    let runs = |part: &str| filter.is_none_or(|filter| part.contains(filter.as_str()));
-    if runs("per-object") {
+    };
+    if parts.runs("per-object") {
         per_object();
     }
-    if runs("mass-death") {
+    if parts.runs("mass-death") {
         mass_deaths();
     }
 }

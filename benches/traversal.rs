@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 
+use zorder_peers::bench_args::Parts;
 use zorder_peers::scenario::SEED;
 use zorder_peers::{Backend, Canvas, I16F16, Rng, Scenario, Sprite, World, ZorderKeyed, level};
 
@@ -321,12 +322,10 @@ fn after_mass_death<B: Backend>(died: usize) {
 }
 
 fn timed_runs() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|arg| arg == "--list" || arg == "--test") {
+    let Some(parts) = Parts::from_args() else {
         return;
-    }
-    let filter = args.iter().find(|arg| !arg.starts_with('-'));
-    if filter.is_none_or(|filter| "after-mass-death".contains(filter.as_str())) {
+    };
+    if parts.runs("after-mass-death") {
         for died in [65_535, 1_000_000] {
             zorder_peers::for_each_backend!(after_mass_death(died));
         }

@@ -8,6 +8,7 @@
 //! game's own storage), the `Rc` collections in their handles.
 
 mod article_list;
+pub mod bench_args;
 mod legacy_array;
 mod per_frame_sort;
 mod rng;
