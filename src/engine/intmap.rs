@@ -10,8 +10,9 @@
 //! where a doubling map copies all of them at once. A table is allocated
 //! in chunks of [`CHUNK`] slots, each when a slot of it is first written,
 //! and an emptied old table is freed a chunk per later call, so no
-//! operation allocates, zeroes or frees more than a few chunks either
-//! (a reservation allocates all of a table's chunks at once).
+//! operation allocates, zeroes or frees more than a few chunks either,
+//! beside the directory of a new table (32 bytes per chunk; a reservation
+//! allocates all of a table's chunks at once).
 //!
 //! The crate's dependencies are `fixed` and nothing else, so no hash map
 //! crate is at hand, and this one needs only the operations below. Values
@@ -138,12 +139,14 @@ impl<K: IntKey> Table<K> {
         }
     }
 
-    /// The key of `slot`, which holds a value.
+    /// The stored value of `slot` and its key (meaningful only if the
+    /// slot holds a value), from one look at its chunk.
     #[inline]
-    fn key(&self, slot: usize) -> K {
-        self.chunks[slot >> CHUNK_BITS]
-            .as_ref()
-            .map_or_else(K::default, |chunk| chunk.keys[slot % CHUNK])
+    fn probe(&self, slot: usize) -> (u32, K) {
+        match &self.chunks[slot >> CHUNK_BITS] {
+            Some(chunk) => (chunk.values[slot % CHUNK], chunk.keys[slot % CHUNK]),
+            None => (FREE, K::default()),
+        }
     }
 
     /// Writes `slot`, allocating its chunk if it has none.
@@ -182,19 +185,19 @@ impl<K: IntKey> Table<K> {
         key.hash().checked_shr(64 - bits).unwrap_or(0) as usize
     }
 
-    /// The slot holding `key`, if any.
+    /// The slot holding `key`, if any, and its stored value.
     #[inline]
-    fn find(&self, key: K) -> Option<usize> {
+    fn find(&self, key: K) -> Option<(usize, u32)> {
         if self.slots == 0 {
             return None;
         }
         let mask = self.slots() - 1;
         let mut slot = self.home(key);
         loop {
-            match self.value(slot) {
-                FREE => return None,
-                MOVED => {}
-                _ if self.key(slot) == key => return Some(slot),
+            match self.probe(slot) {
+                (FREE, _) => return None,
+                (MOVED, _) => {}
+                (stored, held) if held == key => return Some((slot, stored)),
                 _ => {}
             }
             slot = (slot + 1) & mask;
@@ -219,13 +222,12 @@ impl<K: IntKey> Table<K> {
         let mut slot = hole;
         loop {
             slot = (slot + 1) & mask;
-            let stored = self.value(slot);
+            let (stored, key) = self.probe(slot);
             if stored == FREE {
                 break;
             }
             // An entry may fill the hole if the hole lies on its probe path
             // (cyclically between its home and its slot).
-            let key = self.key(slot);
             let home = self.home(key);
             if (slot.wrapping_sub(home) & mask) >= (slot.wrapping_sub(hole) & mask) {
                 self.set(hole, key, stored);
@@ -276,11 +278,8 @@ impl<K: IntKey> IntMap<K> {
         if self.len == 0 {
             return None;
         }
-        if let Some(slot) = self.table.find(key) {
-            return Some(self.table.value(slot) - OFFSET);
-        }
-        let slot = self.old.find(key)?;
-        Some(self.old.value(slot) - OFFSET)
+        let (_, stored) = self.table.find(key).or_else(|| self.old.find(key))?;
+        Some(stored - OFFSET)
     }
 
     /// Sets `key` to `value` (below `u32::MAX - 1`).
@@ -294,16 +293,16 @@ impl<K: IntKey> IntMap<K> {
         let mask = self.table.slots() - 1;
         let mut slot = self.table.home(key);
         loop {
-            match self.table.value(slot) {
-                FREE => break,
-                value if value != MOVED && self.table.key(slot) == key => {
+            match self.table.probe(slot) {
+                (FREE, _) => break,
+                (held, at) if held != MOVED && at == key => {
                     self.table.set_value(slot, stored);
                     return;
                 }
                 _ => slot = (slot + 1) & mask,
             }
         }
-        if let Some(old) = self.old.find(key) {
+        if let Some((old, _)) = self.old.find(key) {
             self.old.set_value(old, MOVED);
         } else {
             self.len += 1;
@@ -314,13 +313,11 @@ impl<K: IntKey> IntMap<K> {
     /// Removes `key`, returning its value.
     pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
         self.move_some();
-        let stored = if let Some(slot) = self.table.find(key) {
-            let stored = self.table.value(slot);
+        let stored = if let Some((slot, stored)) = self.table.find(key) {
             self.table.remove_at(slot);
             stored
         } else {
-            let slot = self.old.find(key)?;
-            let stored = self.old.value(slot);
+            let (slot, stored) = self.old.find(key)?;
             self.old.set_value(slot, MOVED);
             stored
         };
@@ -355,9 +352,9 @@ impl<K: IntKey> IntMap<K> {
         }
         let end = (self.moved + MOVES_PER_CALL).min(self.old.slots());
         for slot in self.moved..end {
-            let stored = self.old.value(slot);
+            let (stored, key) = self.old.probe(slot);
             if stored >= OFFSET {
-                self.table.put(self.old.key(slot), stored);
+                self.table.put(key, stored);
                 self.old.set_value(slot, MOVED);
             }
         }
