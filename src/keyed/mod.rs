@@ -35,9 +35,12 @@ use crate::z::{DEFAULT_PRUNE_AFTER, I16F16, MAX_LEVEL};
 /// a key it does not hold, never with another key's entry. `Eq` tells the
 /// generations apart.
 ///
-/// Indices may be anything: a `ZOrder` keeps small dense indices (as
-/// storage hands out) in an array, and indices far beyond the others in a
-/// hash map, so memory follows the keys held, not their indices.
+/// Indices may be anything: a `ZOrder` keeps the places of small dense
+/// indices (as storage hands out) in an array of chunks, runs of indices
+/// far beyond the others (a generation or a tag in the high bits) in
+/// chunks found through a small hash map, and scattered far indices in a
+/// hash map of their own, so memory follows the keys held, not their
+/// indices.
 ///
 /// Implemented for `u32`, `u64` and `usize` (plain indices), and, behind
 /// the features of the same names, for `bevy_ecs`'s `Entity` and

@@ -1,16 +1,24 @@
 //! The key table: the place of each key a [`ZOrder`](super::ZOrder) holds,
 //! found by the key's index.
 //!
-//! Game storage hands out small dense indices, and for those the table is
-//! an array indexed by the index, in chunks allocated where keys are (a
-//! lookup is two loads). An index far beyond the others (a key made of an
-//! entity's bits, a hostile document's `u32::MAX`) goes to a hash map
-//! instead, so memory stays proportional to the keys held whatever their
-//! indices: an index is dense while it is below [`DENSE_FACTOR`] times
-//! the keys held (at least [`DENSE_MIN`]).
+//! Places are kept in chunks of [`CHUNK`] consecutive indices (a lookup is
+//! a few loads, and keys with neighbouring indices have neighbouring
+//! places). Game storage hands out small dense indices, and their chunks
+//! sit in an array indexed by the chunk's number: an index is near while
+//! it is below [`DENSE_FACTOR`] times the keys held (at least
+//! [`DENSE_MIN`]). Other indices are far (a key made of an entity's or a
+//! slotmap key's bits, whose index sits in the low bits under a
+//! generation; a hostile document's `u32::MAX`): a far chunk is found
+//! through a small hash map from the chunk's number, so runs of far keys
+//! stay as local as dense ones; and a far key arriving where no chunk is,
+//! once far chunks hold [`FAR_FACTOR`] slots per key held (beyond
+//! [`FAR_SPARE`] chunks), goes to a hash map of single keys instead. So
+//! memory stays proportional to the keys held, whatever their indices.
 //!
-//! Invariant: each held key's index has its place in exactly one of the
-//! two, chosen when the key arrived; an absent index has none.
+//! Invariant: each held key's index has its place in exactly one chunk
+//! slot or one entry of the single keys' map, chosen when the key
+//! arrived; an absent index has none. A chunk's number is in at most one
+//! of the near array and the far map.
 
 use alloc::boxed::Box;
 use alloc::collections::TryReserveError;
@@ -20,48 +28,107 @@ use alloc::vec::Vec;
 use crate::engine::IntMap;
 use crate::engine::place::Place;
 
-/// Indices per chunk of the dense array.
+/// Indices per chunk.
 const CHUNK_BITS: u32 = 10;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
-/// An index is dense below this many times the keys held...
+/// An index is near below this many times the keys held...
 const DENSE_FACTOR: usize = 8;
 /// ...or below this.
 const DENSE_MIN: usize = 4096;
 
-/// A chunk of no places, from zeroed memory.
-fn new_chunk() -> Box<[u32; CHUNK]> {
+/// Far chunks hold at most this many slots per key held...
+const FAR_FACTOR: usize = 2;
+/// ...beyond this many chunks.
+const FAR_SPARE: usize = 1;
+
+/// A far chunk that `shrink_to_fit` finds holding fewer keys than this
+/// gives them to the single keys' map.
+const FAR_KEEP: usize = CHUNK / 4;
+
+/// The places of a chunk's indices, each plus one (0 for none, so a chunk
+/// starts as zeroed memory).
+type Chunk = Box<[u32; CHUNK]>;
+
+/// A chunk of no places, from zeroed memory; or the allocation error.
+fn try_new_chunk() -> Result<Chunk, TryReserveError> {
+    let mut places = Vec::new();
+    places.try_reserve_exact(CHUNK)?;
+    places.resize(CHUNK, 0);
+    Ok(places
+        .into_boxed_slice()
+        .try_into()
+        .expect("a chunk's length"))
+}
+
+/// A chunk of no places.
+fn new_chunk() -> Chunk {
     vec![0; CHUNK]
         .into_boxed_slice()
         .try_into()
         .expect("a chunk's length")
 }
 
+/// Keys held in a chunk.
+fn population(chunk: &Chunk) -> usize {
+    chunk.iter().filter(|&&bits| bits != 0).count()
+}
+
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyTable {
-    /// Chunk `c` holds the places of indices `c * CHUNK..`, each plus one
-    /// (0 for none, so chunks start as zeroed memory), if any was held.
-    dense: Vec<Option<Box<[u32; CHUNK]>>>,
-    /// The places of the other indices.
-    sparse: IntMap<usize>,
+    /// Chunk `c` holds the places of indices `c * CHUNK..`, if any was
+    /// held there as a near index.
+    near: Vec<Option<Chunk>>,
+    /// The far chunks' numbers, each to its position in `far`.
+    far_numbers: IntMap<usize>,
+    /// The far chunks, each with its number.
+    far: Vec<(usize, Chunk)>,
+    /// The places of the far keys that have no chunk.
+    single: IntMap<usize>,
+    /// The index of the last key that went to `single`.
+    last_single: Option<usize>,
     /// Keys held.
     held: usize,
 }
 
 impl KeyTable {
+    /// The chunk slot of `index`, if its chunk exists.
+    #[inline]
+    fn slot(&self, index: usize) -> Option<&u32> {
+        let number = index >> CHUNK_BITS;
+        let chunk = match self.near.get(number) {
+            Some(Some(chunk)) => chunk,
+            _ => &self.far[self.far_numbers.get(number)? as usize].1,
+        };
+        Some(&chunk[index % CHUNK])
+    }
+
+    /// The chunk slot of `index`, if its chunk exists (over the fields, so
+    /// that the single keys' map stays free to borrow).
+    #[inline]
+    fn slot_mut<'a>(
+        near: &'a mut [Option<Chunk>],
+        far_numbers: &IntMap<usize>,
+        far: &'a mut [(usize, Chunk)],
+        index: usize,
+    ) -> Option<&'a mut u32> {
+        let number = index >> CHUNK_BITS;
+        let chunk = match near.get_mut(number) {
+            Some(Some(chunk)) => chunk,
+            _ => &mut far[far_numbers.get(number)? as usize].1,
+        };
+        Some(&mut chunk[index % CHUNK])
+    }
+
     /// The place of the key at `index`, or [`Place::NOWHERE`].
     #[inline]
     pub(crate) fn get(&self, index: usize) -> Place {
-        if let Some(Some(chunk)) = self.dense.get(index >> CHUNK_BITS) {
-            let bits = chunk[index % CHUNK];
-            if bits != 0 {
-                return Place::from_bits(bits - 1);
-            }
+        if let Some(&bits) = self.slot(index)
+            && bits != 0
+        {
+            return Place::from_bits(bits - 1);
         }
-        if self.sparse.len() == 0 {
-            return Place::NOWHERE;
-        }
-        self.sparse
+        self.single
             .get(index)
             .map_or(Place::NOWHERE, Place::from_bits)
     }
@@ -72,43 +139,65 @@ impl KeyTable {
     pub(crate) fn set(&mut self, index: usize, place: Place) {
         debug_assert_ne!(place, Place::NOWHERE);
         let bits = place.to_bits() + 1;
-        if let Some(Some(chunk)) = self.dense.get_mut(index >> CHUNK_BITS) {
-            let slot = &mut chunk[index % CHUNK];
-            if *slot != 0 || self.sparse.len() == 0 || self.sparse.get(index).is_none() {
+        if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
+        {
+            if *slot != 0 || self.single.get(index).is_none() {
                 self.held += usize::from(*slot == 0);
                 *slot = bits;
                 return;
             }
         }
-        if self.sparse.len() != 0 && self.sparse.get(index).is_some() {
-            self.sparse.insert(index, place.to_bits());
+        if self.single.get(index).is_some() {
+            self.single.insert(index, place.to_bits());
             return;
         }
         // A key arriving at an index with no chunk.
         self.held += 1;
-        if index < DENSE_FACTOR.saturating_mul(self.held).max(DENSE_MIN) {
-            let chunk = index >> CHUNK_BITS;
-            if self.dense.len() <= chunk {
-                self.dense.resize_with(chunk + 1, || None);
+        let number = index >> CHUNK_BITS;
+        let chunk = if index < DENSE_FACTOR.saturating_mul(self.held).max(DENSE_MIN) {
+            if self.near.len() <= number {
+                self.near.resize_with(number + 1, || None);
             }
-            let chunk = self.dense[chunk].get_or_insert_with(new_chunk);
-            chunk[index % CHUNK] = bits;
+            self.near[number].insert(new_chunk())
+        } else if self.in_a_run(index)
+            && (self.far.len() + 1) * CHUNK
+                <= FAR_FACTOR.saturating_mul(self.held) + FAR_SPARE * CHUNK
+        {
+            self.far_numbers.insert(number, self.far.len() as u32);
+            self.far.push((number, new_chunk()));
+            &mut self.far.last_mut().expect("a chunk just pushed").1
         } else {
-            self.sparse.insert(index, place.to_bits());
-        }
+            self.single.insert(index, place.to_bits());
+            self.last_single = Some(index);
+            return;
+        };
+        chunk[index % CHUNK] = bits;
+    }
+
+    /// Whether a far key arriving at `index`, where no chunk is, continues
+    /// a run: the chunk before or after its own exists, or the last single
+    /// key is its neighbour. A run of keys arriving in order, either way,
+    /// leaves one key in `single` and fills chunks; scattered keys make
+    /// none.
+    fn in_a_run(&self, index: usize) -> bool {
+        let number = index >> CHUNK_BITS;
+        self.last_single
+            .is_some_and(|last| last.abs_diff(index) == 1)
+            || [number.wrapping_sub(1), number.wrapping_add(1)]
+                .into_iter()
+                .any(|next| self.far_numbers.get(next).is_some())
     }
 
     /// The key at `index` leaves.
     pub(crate) fn forget(&mut self, index: usize) {
-        if let Some(Some(chunk)) = self.dense.get_mut(index >> CHUNK_BITS) {
-            let slot = &mut chunk[index % CHUNK];
-            if *slot != 0 {
-                *slot = 0;
-                self.held -= 1;
-                return;
-            }
+        if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
+            && *slot != 0
+        {
+            *slot = 0;
+            self.held -= 1;
+            return;
         }
-        if self.sparse.len() != 0 && self.sparse.remove(index).is_some() {
+        if self.single.remove(index).is_some() {
             self.held -= 1;
         }
     }
@@ -119,85 +208,95 @@ impl KeyTable {
         self.held
     }
 
-    /// Chunks for the indices `..end` (below the dense bound for `end`
-    /// keys), so that keys arriving there allocate nothing; or the
-    /// allocation error (the chunks allocated so far stay).
+    /// Chunks for the indices `..end` (near for `end` keys), so that keys
+    /// arriving there allocate nothing; or the allocation error (the
+    /// chunks allocated so far stay).
     pub(crate) fn try_reserve_dense(&mut self, end: usize) -> Result<(), TryReserveError> {
         let chunks = end.div_ceil(CHUNK);
-        if self.dense.len() < chunks {
-            self.dense.try_reserve(chunks - self.dense.len())?;
-            self.dense.resize_with(chunks, || None);
+        if self.near.len() < chunks {
+            self.near.try_reserve(chunks - self.near.len())?;
+            self.near.resize_with(chunks, || None);
         }
-        for chunk in &mut self.dense[..chunks] {
-            if chunk.is_none() {
-                let mut places = Vec::new();
-                places.try_reserve_exact(CHUNK)?;
-                places.resize(CHUNK, 0);
-                *chunk = Some(
-                    places
-                        .into_boxed_slice()
-                        .try_into()
-                        .expect("a chunk's length"),
-                );
+        for (number, chunk) in self.near[..chunks].iter_mut().enumerate() {
+            if chunk.is_none() && self.far_numbers.get(number).is_none() {
+                *chunk = Some(try_new_chunk()?);
             }
         }
         Ok(())
     }
 
     /// Gives back chunks no key uses, and capacity: afterwards the table
-    /// holds what one filled with the same keys would (indices the dense
-    /// rule no longer takes move to the hash map).
+    /// holds what one filled with the same keys would (near chunks beyond
+    /// the near bound and far chunks of few keys give their keys to the
+    /// single keys' map; far chunks now below the bound become near).
     pub(crate) fn shrink_to_fit(&mut self) {
         let limit = DENSE_FACTOR.saturating_mul(self.held).max(DENSE_MIN);
-        let mut far = Vec::new();
-        for (c, chunk) in self.dense.iter_mut().enumerate() {
-            let Some(places) = chunk else { continue };
-            for (i, &bits) in places.iter().enumerate() {
-                let index = c * CHUNK + i;
-                if bits != 0 && index >= limit {
-                    far.push((index, bits - 1));
+        let mut numbered: Vec<(usize, Chunk)> = Vec::new();
+        for (number, chunk) in core::mem::take(&mut self.near).into_iter().enumerate() {
+            numbered.extend(chunk.map(|chunk| (number, chunk)));
+        }
+        numbered.append(&mut self.far);
+        self.far_numbers = IntMap::default();
+        for (number, chunk) in numbered {
+            let keys = population(&chunk);
+            if keys == 0 {
+                continue;
+            }
+            if number * CHUNK < limit {
+                if self.near.len() <= number {
+                    self.near.resize_with(number + 1, || None);
+                }
+                self.near[number] = Some(chunk);
+            } else if keys >= FAR_KEEP {
+                self.far_numbers.insert(number, self.far.len() as u32);
+                self.far.push((number, chunk));
+            } else {
+                for (i, &bits) in chunk.iter().enumerate() {
+                    if bits != 0 {
+                        self.single.insert(number * CHUNK + i, bits - 1);
+                    }
                 }
             }
-            if c * CHUNK >= limit || places.iter().all(|&bits| bits == 0) {
-                *chunk = None;
-            }
         }
-        while self.dense.last().is_some_and(Option::is_none) {
-            self.dense.pop();
-        }
-        self.dense.shrink_to_fit();
-        for (index, bits) in far {
-            self.sparse.insert(index, bits);
-        }
-        self.sparse.shrink_to_fit();
+        self.near.shrink_to_fit();
+        self.far.shrink_to_fit();
+        self.far_numbers.shrink_to_fit();
+        self.single.shrink_to_fit();
     }
 
     /// Every held index with its place.
     #[cfg(any(test, feature = "check"))]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, Place)> + '_ {
-        let dense = self.dense.iter().enumerate().flat_map(|(c, chunk)| {
-            chunk.iter().flat_map(move |places| {
-                places
+        let near = self
+            .near
+            .iter()
+            .enumerate()
+            .filter_map(|(number, chunk)| Some((number, chunk.as_ref()?)));
+        let far = self.far.iter().map(|(number, chunk)| (*number, chunk));
+        near.chain(far)
+            .flat_map(|(number, chunk)| {
+                chunk
                     .iter()
                     .enumerate()
                     .filter(|&(_, &bits)| bits != 0)
-                    .map(move |(i, &bits)| (c * CHUNK + i, Place::from_bits(bits - 1)))
+                    .map(move |(i, &bits)| (number * CHUNK + i, Place::from_bits(bits - 1)))
             })
-        });
-        dense.chain(
-            self.sparse
-                .iter()
-                .map(|(index, bits)| (index, Place::from_bits(bits))),
-        )
+            .chain(
+                self.single
+                    .iter()
+                    .map(|(index, bits)| (index, Place::from_bits(bits))),
+            )
     }
 
     /// Bytes allocated.
     #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
-        let chunks = self.dense.iter().flatten().count();
-        self.dense.capacity() * core::mem::size_of::<Option<Box<[u32; CHUNK]>>>()
+        let chunks = self.near.iter().flatten().count() + self.far.len();
+        self.near.capacity() * core::mem::size_of::<Option<Chunk>>()
+            + self.far.capacity() * core::mem::size_of::<(usize, Chunk)>()
             + chunks * CHUNK * core::mem::size_of::<u32>()
-            + self.sparse.allocated()
+            + self.far_numbers.allocated()
+            + self.single.allocated()
     }
 }
 
@@ -259,5 +358,111 @@ mod tests {
         assert_eq!(table.get(50_000), Place::NOWHERE);
         assert_eq!(table.held(), 7001);
         assert_eq!(table.iter().count(), 7001);
+    }
+
+    #[test]
+    fn runs_of_far_keys_fill_far_chunks() {
+        let mut table = KeyTable::default();
+        let base = usize::MAX - 20_000;
+        for (n, index) in (base..base + 10_000).enumerate() {
+            table.set(index, place(n as u32));
+        }
+        // The run's first key is single; the others fill 10 or 11 chunks.
+        assert_eq!(table.single.len(), 1);
+        assert!(table.far.len() <= 11, "{}", table.far.len());
+        for (n, index) in (base..base + 10_000).enumerate() {
+            assert_eq!(table.get(index), place(n as u32));
+        }
+        assert_eq!(table.get(base - 1), Place::NOWHERE);
+        assert_eq!(table.get(base + 10_000), Place::NOWHERE);
+    }
+
+    #[test]
+    fn scattered_far_keys_take_few_chunk_slots() {
+        let mut table = KeyTable::default();
+        let index = |n: usize| (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize | 1 << 40;
+        for n in 0..10_000 {
+            table.set(index(n), place(n as u32));
+            assert!(table.far.len() * CHUNK <= FAR_FACTOR * table.held() + FAR_SPARE * CHUNK);
+        }
+        assert!(table.single.len() > 9_000);
+        assert_eq!(table.held(), 10_000);
+        assert_eq!(table.iter().count(), 10_000);
+        for n in 0..10_000 {
+            assert_eq!(table.get(index(n)), place(n as u32));
+            table.set(index(n), place(n as u32 + 1));
+        }
+        for n in 0..10_000 {
+            assert_eq!(table.get(index(n)), place(n as u32 + 1));
+            table.forget(index(n));
+            assert_eq!(table.get(index(n)), Place::NOWHERE);
+        }
+        assert_eq!(table.held(), 0);
+        table.shrink_to_fit();
+        assert_eq!(table.allocated(), 0);
+    }
+
+    #[test]
+    fn shrinking_sorts_chunks_by_what_they_hold() {
+        let mut table = KeyTable::default();
+        // Two far runs, and a near one.
+        let far = 1 << 40;
+        for i in 0..2 * CHUNK {
+            table.set(far + i, place(1));
+        }
+        for i in 0..CHUNK {
+            table.set(i, place(2));
+        }
+        assert_eq!(table.far.len(), 2);
+        // The first far chunk keeps few keys: they move to the single keys.
+        for i in 1..CHUNK {
+            table.forget(far + i);
+        }
+        table.shrink_to_fit();
+        assert_eq!((table.far.len(), table.single.len()), (1, 1));
+        assert_eq!(table.held(), 2 * CHUNK + 1);
+        assert_eq!(table.iter().count(), 2 * CHUNK + 1);
+        assert_eq!(table.get(far), place(1));
+        assert_eq!(table.get(far + CHUNK + 5), place(1));
+        assert_eq!(table.get(far + 1), Place::NOWHERE);
+        assert_eq!(table.get(7), place(2));
+        // A key arriving beside the single one lands in a far chunk, and
+        // both stay found; the single one moves in place.
+        table.set(far + 1, place(3));
+        table.set(far, place(4));
+        assert_eq!((table.get(far), table.get(far + 1)), (place(4), place(3)));
+        table.forget(far);
+        assert_eq!(
+            (table.get(far), table.get(far + 1)),
+            (Place::NOWHERE, place(3))
+        );
+    }
+
+    #[test]
+    fn a_far_chunk_below_the_near_bound_is_reserved_around() {
+        let mut table = KeyTable::default();
+        // Index 100,000 is far for a few keys, and a run of two makes a
+        // far chunk.
+        table.set(99_999, place(1));
+        table.set(100_000, place(1));
+        assert_eq!(table.far.len(), 1);
+        // A reservation for 200,000 keys covers its chunk's number.
+        table.try_reserve_dense(200_000).expect("memory");
+        table.set(100_001, place(2));
+        assert_eq!(
+            (table.get(100_000), table.get(100_001)),
+            (place(1), place(2))
+        );
+        for index in 0..50_000 {
+            table.set(index, place(3));
+        }
+        // Now near: shrinking moves the chunk into the near array.
+        table.shrink_to_fit();
+        assert_eq!(table.far.len(), 0);
+        assert_eq!(
+            (table.get(100_000), table.get(100_001)),
+            (place(1), place(2))
+        );
+        assert_eq!(table.held(), 50_003);
     }
 }

@@ -197,9 +197,9 @@ fn spread(z: I16F16, step: i32, k: usize) -> I16F16 {
 }
 
 /// Where the keys of a keyed scenario lie: the key index of entry `id`.
-/// Far from the other keys, an index goes to the key table's hash map,
-/// not its dense array; every third entry keeps its own small index, so
-/// the two mix.
+/// Far from the other keys, an index goes to the key table's far chunks
+/// (runs) or its map of single keys, not its near array; every third
+/// entry keeps its own small index, so they mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Indices {
     /// Index `id`: all dense.
