@@ -45,7 +45,10 @@
 //! Each row ends with the target: the worst operation at most 20 times the
 //! median after `with_capacity`, at most 50 times without a reservation,
 //! plus a noise floor of 100 µs (a preemption the three replays did not
-//! filter out).
+//! filter out). Two last rows time `Vec::push` of an `Rc` the same way,
+//! growing from `Vec::new` and into `Vec::with_capacity`: the tail that
+//! fresh memory gives any collection (a page's first touch, a doubling's
+//! copy).
 
 use std::cell::Cell;
 use std::hint::black_box;
@@ -420,6 +423,37 @@ fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
     }
 }
 
+/// The reference for the growth rows: `objects` pushes of an `Rc` onto a
+/// `Vec`, each timed, made by `Vec::new` or `Vec::with_capacity`. Its
+/// tail is what fresh memory costs (a page's first touch, a doubling's
+/// copy), whatever holds it.
+fn measure_vec_growth(objects: usize, reserve: bool) {
+    let object = Rc::new(ZObject::new(Cell::new(DEFAULT_Z)));
+    let replays = (0..REPLAYS).map(|_| {
+        let mut vec = if reserve {
+            Vec::with_capacity(objects)
+        } else {
+            Vec::new()
+        };
+        let mut times = Vec::with_capacity(objects);
+        for _ in 0..objects {
+            let clone = Rc::clone(&object);
+            timed(&mut times, || vec.push(clone));
+        }
+        black_box(&vec);
+        times
+    });
+    let tail = Tail::of(fastest_of(replays));
+    println!(
+        "{:<15} {:<19} {:<14} {:<7} {}  (reference)",
+        "Vec<Rc<_>>",
+        "-",
+        if reserve { "with_capacity" } else { "new" },
+        "growth",
+        tail.columns(),
+    );
+}
+
 fn backends() {
     println!("{:<14} {:>9} {}", "backend", "objects", Tail::HEADER);
     for objects in [1_000, 100_000, 1_000_000] {
@@ -449,6 +483,9 @@ fn distributions() {
             measure_distribution::<Keyed>(OBJECTS, zs, reserve);
             measure_distribution::<Shared>(OBJECTS, zs, reserve);
         }
+    }
+    for reserve in [false, true] {
+        measure_vec_growth(OBJECTS, reserve);
     }
 }
 
