@@ -95,12 +95,18 @@ impl KeyTable {
     /// The chunk slot of `index`, if its chunk exists.
     #[inline]
     fn slot(&self, index: usize) -> Option<&u32> {
-        let number = index >> CHUNK_BITS;
-        let chunk = match self.near.get(number) {
-            Some(Some(chunk)) => chunk,
-            _ => &self.far[self.far_numbers.get(number)? as usize].1,
-        };
-        Some(&chunk[index % CHUNK])
+        match self.near.get(index >> CHUNK_BITS) {
+            Some(Some(chunk)) => Some(&chunk[index % CHUNK]),
+            _ if self.far.is_empty() => None,
+            _ => self.far_slot(index),
+        }
+    }
+
+    /// [`slot`](Self::slot) in a far chunk, out of the near path.
+    #[inline(never)]
+    fn far_slot(&self, index: usize) -> Option<&u32> {
+        let at = self.far_numbers.get(index >> CHUNK_BITS)?;
+        Some(&self.far[at as usize].1[index % CHUNK])
     }
 
     /// The chunk slot of `index`, if its chunk exists (over the fields, so
@@ -112,12 +118,22 @@ impl KeyTable {
         far: &'a mut [(usize, Chunk)],
         index: usize,
     ) -> Option<&'a mut u32> {
-        let number = index >> CHUNK_BITS;
-        let chunk = match near.get_mut(number) {
-            Some(Some(chunk)) => chunk,
-            _ => &mut far[far_numbers.get(number)? as usize].1,
-        };
-        Some(&mut chunk[index % CHUNK])
+        match near.get_mut(index >> CHUNK_BITS) {
+            Some(Some(chunk)) => Some(&mut chunk[index % CHUNK]),
+            _ if far.is_empty() => None,
+            _ => Self::far_slot_mut(far_numbers, far, index),
+        }
+    }
+
+    /// [`slot_mut`](Self::slot_mut) in a far chunk, out of the near path.
+    #[inline(never)]
+    fn far_slot_mut<'a>(
+        far_numbers: &IntMap<usize>,
+        far: &'a mut [(usize, Chunk)],
+        index: usize,
+    ) -> Option<&'a mut u32> {
+        let at = far_numbers.get(index >> CHUNK_BITS)?;
+        Some(&mut far[at as usize].1[index % CHUNK])
     }
 
     /// The place of the key at `index`, or [`Place::NOWHERE`].
@@ -127,6 +143,9 @@ impl KeyTable {
             && bits != 0
         {
             return Place::from_bits(bits - 1);
+        }
+        if self.single.len() == 0 {
+            return Place::NOWHERE;
         }
         self.single
             .get(index)
@@ -141,13 +160,13 @@ impl KeyTable {
         let bits = place.to_bits() + 1;
         if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
         {
-            if *slot != 0 || self.single.get(index).is_none() {
+            if *slot != 0 || self.single.len() == 0 || self.single.get(index).is_none() {
                 self.held += usize::from(*slot == 0);
                 *slot = bits;
                 return;
             }
         }
-        if self.single.get(index).is_some() {
+        if self.single.len() != 0 && self.single.get(index).is_some() {
             self.single.insert(index, place.to_bits());
             return;
         }
@@ -197,7 +216,7 @@ impl KeyTable {
             self.held -= 1;
             return;
         }
-        if self.single.remove(index).is_some() {
+        if self.single.len() != 0 && self.single.remove(index).is_some() {
             self.held -= 1;
         }
     }
