@@ -3,11 +3,11 @@
 //! ones. Across the chain, the entries in slot order ascend by Z; free
 //! slots (holes) may lie anywhere between them.
 //!
-//! An entry keeps its slot until an insertion next to it needs room or a
-//! merge or split moves it, which reports the move: so the place of an
-//! entry in a block is exact, finding it is O(1), and taking it out only
-//! clears a bit. An insertion goes to the free slot right after the run
-//! it joins, or shifts the entries between it and the nearest hole by one.
+//! An entry keeps its slot until a merge or split moves it, which reports
+//! the move: so the place of an entry in a block is exact, finding it is
+//! O(1), and taking it out only clears a bit. An insertion goes to the
+//! free slot right after the run it joins (the level chain first moves
+//! the entries after that slot out of the block if they are there).
 //!
 //! The Z array is non-decreasing over all the slots, free ones included (a
 //! free slot keeps a value between its neighbours'), so the slots at or
@@ -170,47 +170,6 @@ impl<E: Entry> Block<E> {
         (self.zs[slot], E::take(&mut self.items[slot]))
     }
 
-    /// Frees `slot`, occupied, by moving it and the occupied slots after
-    /// it one slot up, up to the first free slot above (there must be one).
-    pub(crate) fn open_up(&mut self, slot: usize, moved: &mut impl FnMut(&E, Moved)) {
-        let free = (!self.occupied & from(slot)).trailing_zeros() as usize;
-        debug_assert!(free < BLOCK_SLOTS);
-        E::shift_up(&mut self.items[slot..=free]);
-        // The freed slot keeps the Z of the entry now after it.
-        self.zs.copy_within(slot..free, slot + 1);
-        self.occupied = (self.occupied | 1 << free) & !(1 << slot);
-        let moving = self.lasts & from(slot) & !from(free);
-        self.lasts = (self.lasts & !moving) | moving << 1;
-        for to in slot + 1..=free {
-            self.report(to - 1, to, moved);
-        }
-    }
-
-    /// Frees `slot - 1` by moving the occupied slots before `slot`, down
-    /// to the last free slot below, one slot down (there must be one).
-    pub(crate) fn open_down(&mut self, slot: usize, moved: &mut impl FnMut(&E, Moved)) {
-        let free = highest(!self.occupied & !from(slot) & ALL);
-        if free + 1 == slot {
-            return;
-        }
-        E::shift_down(&mut self.items[free..slot]);
-        // The freed slot keeps the Z of the entry now before it.
-        self.zs.copy_within(free + 1..slot, free);
-        self.occupied = (self.occupied | 1 << free) & !(1 << (slot - 1));
-        let moving = self.lasts & from(free + 1) & !from(slot);
-        self.lasts = (self.lasts & !moving) | moving >> 1;
-        for to in free..slot - 1 {
-            self.report(to + 1, to, moved);
-        }
-    }
-
-    /// The free slots at or after `slot`, and before it.
-    #[inline]
-    pub(crate) fn free_around(&self, slot: usize) -> (Mask, Mask) {
-        let free = !self.occupied & ALL;
-        (free & from(slot), free & !from(slot))
-    }
-
     /// One past the last occupied slot (0 if none).
     #[inline]
     pub(crate) fn end(&self) -> usize {
@@ -366,34 +325,6 @@ impl<E: Entry> Block<E> {
         }
     }
 
-    /// Moves the entries before `slot` to the front and those from `slot`
-    /// on to the back, so every free slot (there must be one) lies between
-    /// them, and returns the first: room for this insertion and the next
-    /// ones at the same place.
-    pub(crate) fn open_gap(&mut self, slot: usize, moved: &mut impl FnMut(&E, Moved)) -> usize {
-        let mut bits = self.occupied & !from(slot);
-        let mut to = bits.trailing_ones() as usize;
-        bits &= from(to);
-        while bits != 0 {
-            let from = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            self.move_within(from, to, moved);
-            to += 1;
-        }
-        let gap = to;
-        let mut bits = self.occupied & from(slot);
-        let mut to = BLOCK_SLOTS;
-        while bits != 0 {
-            let from = highest(bits);
-            bits &= !(1 << from);
-            to -= 1;
-            if from != to {
-                self.move_within(from, to, moved);
-            }
-        }
-        gap
-    }
-
     /// Moves every entry of `self` at slot `from_slot` or later to `into`,
     /// an empty block, packed from its slot 0, in order.
     pub(crate) fn split_off(
@@ -485,38 +416,7 @@ mod tests {
             block.put(slot, slot as i32 * 10, slot as u32);
         }
         assert!(block.is_full());
-        block.take(BLOCK_SLOTS - 1);
-        block.take(0);
-        // An entry at 15 goes after 10 (slot 1) and before 20 (slot 2).
-        let mut moves = Vec::new();
-        block.open_up(2, &mut |&id, m: Moved| moves.push((id, m.from, m.to)));
-        block.put(2, 15, 99);
-        assert_eq!(moves.len(), BLOCK_SLOTS - 3, "up to the hole at the end");
-        assert!(
-            moves
-                .iter()
-                .all(|&(id, from, to)| to == from + 1 && id as usize == from)
-        );
         block.check();
-        // Now the only hole is slot 0: room comes from below.
-        moves.clear();
-        block.open_down(2, &mut |&id, m: Moved| moves.push((id, m.from, m.to)));
-        block.put(1, 12, 98);
-        assert_eq!(moves, [(1, 1, 0)]);
-        let order: Vec<i32> = ids(&block).into_iter().map(|(_, z)| z).collect();
-        assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
-        assert!(block.is_full());
-        // Holes at both ends move to where an entry goes.
-        let mut gapped = block.clone_ids();
-        gapped.take(0);
-        gapped.take(BLOCK_SLOTS - 1);
-        gapped.take(BLOCK_SLOTS - 2);
-        let before = ids(&gapped);
-        let gap = gapped.open_gap(BLOCK_SLOTS / 2, &mut |_, _| {});
-        assert_eq!(gap, BLOCK_SLOTS / 2 - 1);
-        assert_eq!(gapped.occupied, ALL & !(0b111 << gap));
-        assert_eq!(ids(&gapped), before);
-        gapped.check();
         // Split off the back half; absorb it again, both ways.
         for keep_left in [true, false] {
             let mut block = block.clone_ids();

@@ -7,21 +7,26 @@
 //! bucket goes right after the last entry of the nearest occupied bucket
 //! below it, found in the occupancy bitmap (no other Z lies between two
 //! levels in this chain: those live in the tree chain). There the entry
-//! takes the free slot; or the entries between it and a hole at most
-//! [`SHIFT`] slots away move by one; or the block's entries move apart so
-//! that all its holes lie there; or, in a full block, the entries after
-//! the place move to the next block or a new one. Taking an entry out
+//! takes the free slot; or, if the slot holds an entry of a later bucket,
+//! the entries from there on leave the block, for the start of the next
+//! block if they fit there, else for a new block: so the block ends with
+//! this bucket, and its next filings find free slots and move nothing.
+//! Past the end of a block, the entry starts a new one. Taking an entry out
 //! clears its slot, and a block left at most half full merges with a
 //! neighbour at most half full. So every operation touches one block and
-//! at most one neighbour, moves at most [`BLOCK_SLOTS`] entries, and needs
-//! no search: O(1) in the worst case, not on average. A bucket with many
-//! entries has blocks of its own; a few entries of many buckets share one,
-//! so a small collection is walked as one array.
+//! at most two neighbours, moves at most [`BLOCK_SLOTS`] entries, and
+//! needs no search: O(1) in the worst case, not on average. A bucket with
+//! many entries has blocks of its own; a few entries of many buckets share
+//! one, so a small collection is walked as one array.
 //!
 //! Invariants: the chain's entries ascend by Z in slot order; `lasts[b]`
 //! is the place of bucket `b`'s last entry, and is empty exactly when `b`
 //! is; the occupancy bitmap marks the buckets that have entries; no block
-//! is empty, and of two neighbouring blocks one is over half full.
+//! is empty; and of two neighbouring blocks one is over half full, or
+//! their entries do not fit in one block, or no bucket has entries in
+//! both (a block may end with its bucket half empty, as a filing left it;
+//! so there are at most as many sparse blocks beyond the dense bound as
+//! occupied buckets).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -68,10 +73,16 @@ fn follow(lasts: &mut [u32], max_level: usize, from: u32, to: u32, moved: Moved)
     }
 }
 
-/// Entries an insertion shifts by one slot, at most, to make room; past
-/// that, it packs the entries around its place so all the free slots of
-/// the block are there, for it and the next insertions at that place.
-const SHIFT: usize = 2;
+/// What an insertion tidies once its entry is in, after making room.
+#[derive(Clone, Copy)]
+enum Tidy {
+    /// Both blocks, each with a neighbour (a full block split, or a new
+    /// block started past a block's end).
+    Both(u32),
+    /// The block the entry went to, with the block before it (its later
+    /// entries left it).
+    Back,
+}
 
 /// Where a [`Levels::rebuild`] writes next.
 #[derive(Clone, Copy)]
@@ -247,7 +258,7 @@ impl<E: Entry> Levels<E> {
         bucket: usize,
         book: &mut B,
     ) {
-        let (block, slot, made) = self.make_room(block, slot, &entry, book);
+        let (block, slot, tidy) = self.make_room(block, slot, &entry, book);
         if self.lasts[bucket] != 0 {
             // The bucket's last (wherever the room made moved it) is last
             // no more.
@@ -259,47 +270,73 @@ impl<E: Entry> Levels<E> {
         book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
         block_ref.lasts |= 1 << slot;
         self.lasts[bucket] = pack(block, slot);
-        if made != NONE {
-            self.tidy(block, book);
-            self.tidy(made, book);
+        match tidy {
+            Tidy::Both(made) => {
+                self.tidy(block, book);
+                self.tidy(made, book);
+            }
+            Tidy::Back => {
+                // The block gave entries away: with the one before it, if
+                // both are at most half full (and may share a bucket), it
+                // merges (not with the one after: they were just parted).
+                let block_ref = self.blocks.get(block);
+                let prev = block_ref.prev;
+                if block_ref.count() <= BLOCK_SLOTS / 2
+                    && prev != NONE
+                    && self.blocks.get(prev).count() <= BLOCK_SLOTS / 2
+                {
+                    self.merge_pair(prev, block, book);
+                }
+            }
         }
     }
 
     /// Frees a slot for an entry whose place is `slot` of `block`, which
     /// is taken or past the end, and returns the block and slot it goes
-    /// to (see the module's introduction for how). The third value is the
-    /// block it made or filled, if any: both are to be tidied once the
-    /// entry is in.
+    /// to (see the module's introduction for how), with what to tidy once
+    /// the entry is in.
     fn make_room<B: Book<E>>(
         &mut self,
         block: u32,
         slot: usize,
         template: &E,
         book: &mut B,
-    ) -> (u32, usize, u32) {
+    ) -> (u32, usize, Tidy) {
         let max_level = self.max_level;
         let block_ref = self.blocks.get(block);
-        if !block_ref.is_full() {
-            let (above, below) = block_ref.free_around(slot);
-            let up = (above != 0).then(|| above.trailing_zeros() as usize - slot);
-            let down = (below != 0).then(|| slot - highest(below));
+        if !block_ref.is_full() && slot < BLOCK_SLOTS {
+            // The entries from `slot` on are of later buckets: they leave
+            // the block, so that this bucket's next filings find free
+            // slots after it and move nothing (a block ends there, and a
+            // sparse one may: see `check`).
+            let after = (block_ref.occupied & from(slot)).count_ones() as usize;
+            let next = block_ref.next;
             let lasts = &mut self.lasts;
-            let mut moved = |entry: &E, moved: Moved| {
-                book.set(entry, Place::leaf(Chain::Levels, block, moved.to));
-                follow(lasts, max_level, block, block, moved);
-            };
-            let block_ref = self.blocks.get_mut(block);
-            return match (up, down) {
-                (Some(up), down) if up <= SHIFT && down.is_none_or(|down| up <= down) => {
-                    block_ref.open_up(slot, &mut moved);
-                    (block, slot, NONE)
+            if next != NONE && self.blocks.get(next).start() >= after {
+                let (left_ref, right_ref) = self.blocks.pair_mut(block, next);
+                right_ref.absorb_prev(left_ref, slot, &mut |entry, moved| {
+                    book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
+                    follow(lasts, max_level, block, next, moved);
+                });
+            } else {
+                let made = self.new_block(template);
+                self.link_after(block, made);
+                let (left_ref, right_ref) = self.blocks.pair_mut(block, made);
+                let lasts = &mut self.lasts;
+                left_ref.split_off(slot, right_ref, &mut |entry, moved| {
+                    book.set(entry, Place::leaf(Chain::Levels, made, moved.to));
+                    follow(lasts, max_level, block, made, moved);
+                });
+                // The new block and the one after it may share a bucket:
+                // if both are at most half full, they merge.
+                if next != NONE
+                    && self.blocks.get(made).count() <= BLOCK_SLOTS / 2
+                    && self.blocks.get(next).count() <= BLOCK_SLOTS / 2
+                {
+                    self.merge_pair(made, next, book);
                 }
-                (_, Some(down)) if down <= SHIFT => {
-                    block_ref.open_down(slot, &mut moved);
-                    (block, slot - 1, NONE)
-                }
-                _ => (block, block_ref.open_gap(slot, &mut moved), NONE),
-            };
+            }
+            return (block, slot, Tidy::Back);
         }
         let after = (block_ref.occupied & from(slot)).count_ones() as usize;
         let next = block_ref.next;
@@ -312,13 +349,13 @@ impl<E: Entry> Levels<E> {
                 book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
                 follow(lasts, max_level, block, next, moved);
             });
-            return (block, slot, next);
+            return (block, slot, Tidy::Both(next));
         }
         let next = self.new_block(template);
         self.link_after(block, next);
         if slot == BLOCK_SLOTS {
             // Past a full block: the new one after it.
-            return (next, 0, block);
+            return (next, 0, Tidy::Both(block));
         }
         // The entries from `slot` on go to the new block, so the run the
         // entry joins ends this block, and later ones do not shift.
@@ -328,7 +365,7 @@ impl<E: Entry> Levels<E> {
             book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
             follow(lasts, max_level, block, next, moved);
         });
-        (block, slot, next)
+        (block, slot, Tidy::Both(next))
     }
 
     /// Takes the entry at `slot` of `block` out, and returns it with its Z
@@ -401,6 +438,12 @@ impl<E: Entry> Levels<E> {
         } else {
             return;
         };
+        self.merge_pair(left, right, book);
+    }
+
+    /// Merges the neighbouring blocks `left` and `right`, whose entries fit
+    /// in one, moving as few entries as it can.
+    fn merge_pair<B: Book<E>>(&mut self, left: u32, right: u32, book: &mut B) {
         let (left_ref, right_ref) = self.blocks.pair_mut(left, right);
         let (keep_left, keep_right) = left_ref.merge_costs(right_ref);
         let lasts = &mut self.lasts;
@@ -596,7 +639,11 @@ impl<E: Entry> Levels<E> {
             assert!(block_ref.count() > 0, "no block is empty");
             assert_eq!(block_ref.occupied & !ALL, 0, "no slot past the block");
             block_ref.check();
-            counts.push(block_ref.count());
+            let (low, high) = (
+                block_ref.z(block_ref.start()),
+                block_ref.z(highest(block_ref.occupied)),
+            );
+            counts.push((block_ref.count(), low, high));
             let mut bits = block_ref.occupied;
             while bits != 0 {
                 let slot = bits.trailing_zeros() as usize;
@@ -622,9 +669,10 @@ impl<E: Entry> Levels<E> {
         assert_eq!(blocks, self.blocks.live(), "no block is lost");
         assert!(entries.windows(2).all(|w| w[0].1 <= w[1].1), "sorted by Z");
         for pair in counts.windows(2) {
-            let dense = pair.iter().any(|&count| count > BLOCK_SLOTS / 2);
+            let dense = pair.iter().any(|&(count, ..)| count > BLOCK_SLOTS / 2);
+            let boundary = pair[0].2 != pair[1].1;
             assert!(
-                dense || pair[0] + pair[1] > BLOCK_SLOTS,
+                dense || boundary || pair[0].0 + pair[1].0 > BLOCK_SLOTS,
                 "blocks stay dense: {counts:?}"
             );
         }
