@@ -76,11 +76,12 @@ fn follow(lasts: &mut [u32], max_level: usize, from: u32, to: u32, moved: Moved)
 /// What an insertion tidies once its entry is in, after making room.
 #[derive(Clone, Copy)]
 enum Tidy {
-    /// Both blocks, each with a neighbour (a full block split, or a new
-    /// block started past a block's end).
+    /// Both blocks, each with a neighbour (a full block split).
     Both(u32),
-    /// The block the entry went to, with the block before it (its later
-    /// entries left it).
+    /// The block the entry went to, with the block before it: its later
+    /// entries left it, or it is new, started past the end of the one
+    /// before (not with the block after: those two were just parted, or
+    /// start another bucket).
     Back,
 }
 
@@ -354,8 +355,8 @@ impl<E: Entry> Levels<E> {
         let next = self.new_block(template);
         self.link_after(block, next);
         if slot == BLOCK_SLOTS {
-            // Past a full block: the new one after it.
-            return (next, 0, Tidy::Both(block));
+            // Past the end of a block: the new one after it.
+            return (next, 0, Tidy::Back);
         }
         // The entries from `slot` on go to the new block, so the run the
         // entry joins ends this block, and later ones do not shift.
