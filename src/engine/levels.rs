@@ -7,11 +7,11 @@
 //! bucket goes right after the last entry of the nearest occupied bucket
 //! below it, found in the occupancy bitmap (no other Z lies between two
 //! levels in this chain: those live in the tree chain). There the entry
-//! takes the free slot; or, if the slot holds an entry of a later bucket,
-//! the entries from there on leave the block, for the start of the next
-//! block if they fit there, else for a new block: so the block ends with
-//! this bucket, and its next filings find free slots and move nothing.
-//! Past the end of a block, the entry starts a new one. Taking an entry out
+//! takes the free slot. If the slot holds an entry of a later bucket, the
+//! entries from there on leave the block, for the start of the next block
+//! if they fit there, else for a new block: so the block ends with this
+//! bucket, and its next filings find free slots and move nothing. Past
+//! the end of a block, the entry starts a new one. Taking an entry out
 //! clears its slot, and a block left at most half full merges with a
 //! neighbour at most half full. So every operation touches one block and
 //! at most two neighbours, moves at most [`BLOCK_SLOTS`] entries, and
@@ -418,10 +418,11 @@ impl<E: Entry> Levels<E> {
     }
 
     /// Keeps the chain dense around `block`, at most half full: if empty,
-    /// it goes; else it merges with a neighbour at most half full, moving
-    /// as few entries as it can. (So of two neighbouring blocks one stays
-    /// over half full: a removal needs a merge only when its block drops
-    /// to half, and the merged block is then over half full.)
+    /// it goes; else it merges with a neighbour at most half full that
+    /// shares a bucket with it, moving as few entries as it can. (So of two
+    /// neighbouring blocks that share a bucket one stays over half full: a
+    /// removal needs a merge only when its block drops to half, and the
+    /// merged block is then over half full.)
     #[inline(never)]
     fn merge<B: Book<E>>(&mut self, block: u32, book: &mut B) {
         let block_ref = self.blocks.get(block);
@@ -430,12 +431,21 @@ impl<E: Entry> Levels<E> {
             self.blocks.free(block);
             return;
         }
+        // A neighbour at most half full that shares a bucket with it (two
+        // blocks that do not may both be sparse, and merging them would
+        // only be parted again by the next filing at the first's end).
         let sparse =
             |other: u32| other != NONE && self.blocks.get(other).count() <= BLOCK_SLOTS / 2;
-        let (left, right) = if sparse(block_ref.prev) {
-            (block_ref.prev, block)
-        } else if sparse(block_ref.next) {
-            (block, block_ref.next)
+        let first_z = |block: u32| {
+            let block_ref = self.blocks.get(block);
+            block_ref.z(block_ref.start())
+        };
+        let last_z = |block: u32| self.blocks.get(block).last_z();
+        let (prev, next) = (block_ref.prev, block_ref.next);
+        let (left, right) = if sparse(prev) && last_z(prev) == Some(first_z(block)) {
+            (prev, block)
+        } else if sparse(next) && last_z(block) == Some(first_z(next)) {
+            (block, next)
         } else {
             return;
         };
