@@ -64,7 +64,9 @@ fn parting_a_block_at_a_bucket_end_keeps_the_chain_dense() {
         state ^= state << 17;
         state % below
     };
-    let steps = if cfg!(miri) { 2_000 } else { 40_000 };
+    // (Under Miri, a short run: it checks for undefined behaviour, which
+    // the chain code shares with every other test.)
+    let steps = if cfg!(miri) { 200 } else { 40_000 };
     for step in 0..steps {
         let key = next(200) as u32;
         let z = I16F16::from_num(next(2) as i32);

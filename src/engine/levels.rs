@@ -13,11 +13,12 @@
 //! bucket, and its next filings find free slots and move nothing. Past
 //! the end of a block, the entry starts a new one. Taking an entry out
 //! clears its slot, and a block left at most half full merges with a
-//! neighbour at most half full. So every operation touches one block and
-//! at most two neighbours, moves at most [`BLOCK_SLOTS`] entries, and
-//! needs no search: O(1) in the worst case, not on average. A bucket with
-//! many entries has blocks of its own; a few entries of many buckets share
-//! one, so a small collection is walked as one array.
+//! neighbour at most half full of the same bucket. So every operation
+//! touches at most four neighbouring blocks, moves fewer than twice
+//! [`BLOCK_SLOTS`] entries (a parting, then at most two merges of half
+//! blocks), and needs no search: O(1) in the worst case, not on average.
+//! A bucket with many entries has blocks of its own; the few entries of
+//! buckets filed in ascending order share one.
 //!
 //! Invariants: the chain's entries ascend by Z in slot order; `lasts[b]`
 //! is the place of bucket `b`'s last entry, and is empty exactly when `b`
