@@ -10,10 +10,13 @@
 //! slotmap key's bits, whose index sits in the low bits under a
 //! generation; a hostile document's `u32::MAX`): a far chunk is found
 //! through a small hash map from the chunk's number, so runs of far keys
-//! stay as local as dense ones; and a far key arriving where no chunk is,
-//! once far chunks hold [`FAR_FACTOR`] slots per key held (beyond
-//! [`FAR_SPARE`] chunks), goes to a hash map of single keys instead. So
+//! stay as local as dense ones. A far key arriving where no chunk is
+//! starts one only if it continues a run (see `in_a_run`) and far chunks
+//! would still hold at most [`FAR_FACTOR`] slots per key held (beyond
+//! [`FAR_SPARE`] chunks); else it goes to a hash map of single keys. So
 //! memory stays proportional to the keys held, whatever their indices.
+//! Like the near chunks, a far chunk its keys left stays (and counts
+//! against that bound) until `shrink_to_fit`.
 //!
 //! Invariant: each held key's index has its place in exactly one chunk
 //! slot or one entry of the single keys' map, chosen when the key
