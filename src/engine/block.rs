@@ -142,19 +142,39 @@ impl<E: Entry> Block<E> {
     /// values that keep the Z array non-decreasing.
     #[inline(always)]
     pub(crate) fn put(&mut self, slot: usize, z: i32, entry: E) {
+        self.place(slot, z, entry);
+        self.fill(slot, slot);
+    }
+
+    /// Puts `entry` in the free `slot` and leaves the free slots around it
+    /// as they are: a run of these, in ascending order into neighbouring
+    /// slots, ends with a [`fill`](Self::fill) of the run (filling after
+    /// each would walk the free slots past the run once per entry).
+    #[inline(always)]
+    fn place(&mut self, slot: usize, z: i32, entry: E) {
         debug_assert!(self.occupied & (1 << slot) == 0);
         self.items[slot] = entry.into_slot();
         self.zs[slot] = z;
         self.occupied |= 1 << slot;
         self.len += 1;
-        let free = |i: usize| self.occupied & (1 << i) == 0;
-        let mut i = slot;
-        while i > 0 && free(i - 1) && self.zs[i - 1] > z {
+    }
+
+    /// Gives the free slots before slot `first` and after slot `last`
+    /// values that keep the Z array non-decreasing, after entries were
+    /// [placed](Self::place) in `first..=last` in ascending order (the
+    /// slots outside the run keep values that ascend, as they did before).
+    #[inline(always)]
+    fn fill(&mut self, first: usize, last: usize) {
+        let free = |block: &Self, i: usize| block.occupied & (1 << i) == 0;
+        let z = self.zs[first];
+        let mut i = first;
+        while i > 0 && free(self, i - 1) && self.zs[i - 1] > z {
             i -= 1;
             self.zs[i] = z;
         }
-        let mut i = slot + 1;
-        while i < BLOCK_SLOTS && free(i) && self.zs[i] < z {
+        let z = self.zs[last];
+        let mut i = last + 1;
+        while i < BLOCK_SLOTS && free(self, i) && self.zs[i] < z {
             self.zs[i] = z;
             i += 1;
         }
@@ -205,7 +225,7 @@ impl<E: Entry> Block<E> {
     fn move_within(&mut self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
         let last = self.lasts >> from & 1;
         let (z, entry) = self.take(from);
-        self.put(to, z, entry);
+        self.place(to, z, entry);
         self.lasts |= last << to;
         self.report(from, to, moved);
     }
@@ -221,7 +241,7 @@ impl<E: Entry> Block<E> {
     ) {
         let last = self.lasts >> from & 1;
         let (z, entry) = self.take(from);
-        into.put(to, z, entry);
+        into.place(to, z, entry);
         into.lasts |= last << to;
         moved(
             into.get(to),
@@ -245,6 +265,9 @@ impl<E: Entry> Block<E> {
             self.move_within(slot, to, moved);
             to += 1;
         }
+        if to > settled {
+            self.fill(settled, to - 1);
+        }
     }
 
     /// Packs the entries to the back (slots `BLOCK_SLOTS - count..`), in
@@ -259,6 +282,9 @@ impl<E: Entry> Block<E> {
             if slot != to {
                 self.move_within(slot, to, moved);
             }
+        }
+        if to < BLOCK_SLOTS {
+            self.fill(to, BLOCK_SLOTS - 1);
         }
     }
 
@@ -291,13 +317,17 @@ impl<E: Entry> Block<E> {
         if BLOCK_SLOTS - self.end() < right.count() {
             self.pack_front(moved);
         }
-        let mut to = self.end();
+        let first = self.end();
+        let mut to = first;
         let mut bits = right.occupied;
         while bits != 0 {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             right.move_to(slot, self, to, moved);
             to += 1;
+        }
+        if to > first {
+            self.fill(first, to - 1);
         }
     }
 
@@ -316,12 +346,16 @@ impl<E: Entry> Block<E> {
         if self.start() < incoming {
             self.pack_back(moved);
         }
-        let mut to = self.start();
+        let end = self.start();
+        let mut to = end;
         while bits != 0 {
             let slot = highest(bits);
             bits &= !(1 << slot);
             to -= 1;
             left.move_to(slot, self, to, moved);
+        }
+        if to < end {
+            self.fill(to, end - 1);
         }
     }
 
@@ -341,6 +375,9 @@ impl<E: Entry> Block<E> {
             bits &= bits - 1;
             self.move_to(slot, into, to, moved);
             to += 1;
+        }
+        if to > 0 {
+            into.fill(0, to - 1);
         }
     }
 }
