@@ -344,3 +344,52 @@ fn a_serde_round_trip_restores_the_exact_order_ties_included() {
     let zero = r#"{"max_level":2,"prune_after":0,"entries":[]}"#;
     assert!(serde_json::from_str::<ZOrder<u32>>(zero).is_err());
 }
+
+#[test]
+fn scattered_far_keys_keep_the_order_through_churn() {
+    // Keys as hashed entity bits: none in a chunk, all in the map of
+    // single keys, so every move of a block (merges, partings) updates
+    // them there.
+    let key = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1 << 40;
+    let (keys, steps) = if cfg!(miri) {
+        (60, 600)
+    } else {
+        (3_000, 60_000)
+    };
+    let mut order = ZOrder::<u64>::new(3).unwrap();
+    // The model: (Z bits, the step of the key's last Z-action, key).
+    let mut model: Vec<(i32, u64, u64)> = Vec::new();
+    let mut rng = 0x2545_F491_4F6C_DD1D_u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for step in 0..steps {
+        let r = next();
+        let k = key(r % keys);
+        let level = z(((r >> 32) % 4) as f64);
+        let held = model.iter().position(|&(_, _, held)| held == k);
+        match (held, r >> 40 & 3) {
+            (Some(at), 0) => {
+                assert_eq!(order.remove(k).map(|z| z.to_bits()), Ok(model[at].0));
+                model.remove(at);
+            }
+            (Some(at), _) => {
+                order.set_z(k, level).unwrap();
+                model[at] = (level.to_bits(), step, k);
+            }
+            (None, _) => {
+                order.insert(k, level).unwrap();
+                model.push((level.to_bits(), step, k));
+            }
+        }
+        if step % 1_000 == 999 || step == steps - 1 {
+            model.sort_unstable();
+            let expected: Vec<u64> = model.iter().map(|&(.., k)| k).collect();
+            assert_eq!(order.back_to_front().collect::<Vec<_>>(), expected);
+            order.check_invariants();
+        }
+    }
+}

@@ -40,13 +40,15 @@ pub(crate) fn highest(mask: Mask) -> usize {
 }
 
 /// An entry a block operation moved: its Z bits, the slot it left (in the
-/// other block of a two-block operation if `across`), and the slot it took.
+/// other block of a two-block operation if `across`), the slot it took,
+/// and whether it is its bucket's last.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Moved {
     pub(crate) z: i32,
     pub(crate) from: usize,
     pub(crate) to: usize,
     pub(crate) across: bool,
+    pub(crate) last: bool,
 }
 
 /// A run of slots of the level chain.
@@ -205,10 +207,13 @@ impl<E: Entry> Block<E> {
         (self.occupied.trailing_zeros() as usize).min(BLOCK_SLOTS)
     }
 
-    /// Reports the entry that moved from `from` to `to` in this block.
-    #[inline]
-    fn report(&self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
-        let z = self.zs[to];
+    /// Moves the entry in `from` to the free slot `to` of this block.
+    #[inline(always)]
+    fn move_within(&mut self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
+        let last = self.lasts >> from & 1;
+        let (z, entry) = self.take(from);
+        self.place(to, z, entry);
+        self.lasts |= last << to;
         moved(
             self.get(to),
             Moved {
@@ -216,22 +221,13 @@ impl<E: Entry> Block<E> {
                 from,
                 to,
                 across: false,
+                last: last != 0,
             },
         );
     }
 
-    /// Moves the entry in `from` to the free slot `to` of this block.
-    #[inline]
-    fn move_within(&mut self, from: usize, to: usize, moved: &mut impl FnMut(&E, Moved)) {
-        let last = self.lasts >> from & 1;
-        let (z, entry) = self.take(from);
-        self.place(to, z, entry);
-        self.lasts |= last << to;
-        self.report(from, to, moved);
-    }
-
     /// Moves the entry in `from` to the free slot `to` of `into`.
-    #[inline]
+    #[inline(always)]
     fn move_to(
         &mut self,
         from: usize,
@@ -250,6 +246,7 @@ impl<E: Entry> Block<E> {
                 from,
                 to,
                 across: true,
+                last: last != 0,
             },
         );
     }

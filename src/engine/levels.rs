@@ -62,15 +62,26 @@ fn pack(block: u32, slot: usize) -> u32 {
 
 const SLOT_SHIFT: u32 = BLOCK_SLOTS.trailing_zeros();
 
-/// After a block operation moved an entry (from block `from` if it came
-/// across, else within `to`) to block `to`: if it was its bucket's last,
-/// the bucket's last follows it.
-#[inline]
-fn follow(lasts: &mut [u32], max_level: usize, from: u32, to: u32, moved: Moved) {
-    let last = &mut lasts[bucket_of(max_level, moved.z)];
-    let from = if moved.across { from } else { to };
-    if *last == pack(from, moved.from) {
-        *last = pack(to, moved.to);
+/// What a block operation that moves entries to block `to` (from block
+/// `from` if they come across, else within `to`) reports each move to:
+/// the book learns the entry's new place, and a bucket's last follows its
+/// entry.
+#[inline(always)]
+fn mover<'a, E, B: Book<E>>(
+    book: &'a mut B,
+    lasts: &'a mut [u32],
+    max_level: usize,
+    from: u32,
+    to: u32,
+) -> impl FnMut(&E, Moved) + 'a {
+    move |entry, moved| {
+        book.moved(entry, Place::leaf(Chain::Levels, to, moved.to));
+        if moved.last {
+            let last = &mut lasts[bucket_of(max_level, moved.z)];
+            let from = if moved.across { from } else { to };
+            debug_assert_eq!(*last, pack(from, moved.from));
+            *last = pack(to, moved.to);
+        }
     }
 }
 
@@ -316,19 +327,21 @@ impl<E: Entry> Levels<E> {
             let lasts = &mut self.lasts;
             if next != NONE && self.blocks.get(next).start() >= after {
                 let (left_ref, right_ref) = self.blocks.pair_mut(block, next);
-                right_ref.absorb_prev(left_ref, slot, &mut |entry, moved| {
-                    book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
-                    follow(lasts, max_level, block, next, moved);
-                });
+                right_ref.absorb_prev(
+                    left_ref,
+                    slot,
+                    &mut mover(book, lasts, max_level, block, next),
+                );
             } else {
                 let made = self.new_block(template);
                 self.link_after(block, made);
                 let (left_ref, right_ref) = self.blocks.pair_mut(block, made);
                 let lasts = &mut self.lasts;
-                left_ref.split_off(slot, right_ref, &mut |entry, moved| {
-                    book.set(entry, Place::leaf(Chain::Levels, made, moved.to));
-                    follow(lasts, max_level, block, made, moved);
-                });
+                left_ref.split_off(
+                    slot,
+                    right_ref,
+                    &mut mover(book, lasts, max_level, block, made),
+                );
                 // The new block and the one after it may share a bucket:
                 // if both are at most half full, they merge.
                 if next != NONE
@@ -347,10 +360,11 @@ impl<E: Entry> Levels<E> {
             // block: they move there.
             let (left_ref, right_ref) = self.blocks.pair_mut(block, next);
             let lasts = &mut self.lasts;
-            right_ref.absorb_prev(left_ref, slot, &mut |entry, moved| {
-                book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
-                follow(lasts, max_level, block, next, moved);
-            });
+            right_ref.absorb_prev(
+                left_ref,
+                slot,
+                &mut mover(book, lasts, max_level, block, next),
+            );
             return (block, slot, Tidy::Both(next));
         }
         let next = self.new_block(template);
@@ -363,10 +377,11 @@ impl<E: Entry> Levels<E> {
         // entry joins ends this block, and later ones do not shift.
         let (left_ref, right_ref) = self.blocks.pair_mut(block, next);
         let lasts = &mut self.lasts;
-        left_ref.split_off(slot, right_ref, &mut |entry, moved| {
-            book.set(entry, Place::leaf(Chain::Levels, next, moved.to));
-            follow(lasts, max_level, block, next, moved);
-        });
+        left_ref.split_off(
+            slot,
+            right_ref,
+            &mut mover(book, lasts, max_level, block, next),
+        );
         (block, slot, Tidy::Both(next))
     }
 
@@ -461,16 +476,10 @@ impl<E: Entry> Levels<E> {
         let lasts = &mut self.lasts;
         let max_level = self.max_level;
         let gone = if keep_left <= keep_right {
-            left_ref.absorb_next(right_ref, &mut |entry, moved| {
-                book.set(entry, Place::leaf(Chain::Levels, left, moved.to));
-                follow(lasts, max_level, right, left, moved);
-            });
+            left_ref.absorb_next(right_ref, &mut mover(book, lasts, max_level, right, left));
             right
         } else {
-            right_ref.absorb_prev(left_ref, 0, &mut |entry, moved| {
-                book.set(entry, Place::leaf(Chain::Levels, right, moved.to));
-                follow(lasts, max_level, left, right, moved);
-            });
+            right_ref.absorb_prev(left_ref, 0, &mut mover(book, lasts, max_level, left, right));
             left
         };
         self.unlink(gone);

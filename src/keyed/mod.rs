@@ -186,6 +186,11 @@ impl<K: ZKey> Book<Keyed<K>> for KeyTable {
         }
     }
 
+    #[inline(always)]
+    fn moved(&mut self, key: &Keyed<K>, place: Place) {
+        KeyTable::moved(self, key.0.index(), place);
+    }
+
     #[inline]
     fn get(&self, key: &Keyed<K>) -> Place {
         KeyTable::get(self, key.0.index())

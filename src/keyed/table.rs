@@ -155,6 +155,22 @@ impl KeyTable {
             .map_or(Place::NOWHERE, Place::from_bits)
     }
 
+    /// Sets the place of the key at `index`, which the table holds (a
+    /// moved entry's): the write alone when its slot is in a chunk.
+    #[inline(always)]
+    pub(crate) fn moved(&mut self, index: usize, place: Place) {
+        match Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index) {
+            Some(slot) if *slot != 0 => *slot = place.to_bits() + 1,
+            _ => self.set_out_of_line(index, place),
+        }
+    }
+
+    /// [`set`](Self::set), kept out of [`moved`](Self::moved)'s callers.
+    #[inline(never)]
+    fn set_out_of_line(&mut self, index: usize, place: Place) {
+        self.set(index, place);
+    }
+
     /// Sets the place of the key at `index` (a key arriving if none was
     /// set).
     #[inline]
