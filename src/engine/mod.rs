@@ -309,6 +309,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     }
 
     /// Files `entry` at `z`, after every entry at or below `z`.
+    #[inline]
     pub(crate) fn file(&mut self, z: I16F16, entry: E) -> Result<(), ZError> {
         let target = self.room_for(z)?;
         if let Some(opened) = self.put(target, entry) {
@@ -318,6 +319,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     }
 
     /// Takes the entry at `at` out, and returns it with the Z it had.
+    #[inline]
     pub(crate) fn unfile(&mut self, at: At) -> (E, I16F16) {
         let (entry, z, closed) = self.take(at);
         if let Some(closed) = closed {

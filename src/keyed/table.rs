@@ -227,6 +227,7 @@ impl KeyTable {
     }
 
     /// The key at `index` leaves.
+    #[inline]
     pub(crate) fn forget(&mut self, index: usize) {
         if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
             && *slot != 0
