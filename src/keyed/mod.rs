@@ -1138,6 +1138,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
             "no stale place is left in the key table"
         );
         assert_eq!(self.core.book().iter().count(), self.len());
+        self.core.book().check();
     }
 
     /// Makes pruning behave as if `walks` counting traversals had found a

@@ -15,8 +15,9 @@
 //! would still hold at most [`FAR_FACTOR`] slots per key held (beyond
 //! [`FAR_SPARE`] chunks); else it goes to a hash map of single keys. So
 //! memory stays proportional to the keys held, whatever their indices.
-//! Like the near chunks, a far chunk its keys left stays (and counts
-//! against that bound) until `shrink_to_fit`.
+//! A far chunk counts its keys, and goes when the last one leaves (a
+//! near chunk its keys left stays until `shrink_to_fit`: it is bounded by
+//! the near bound).
 //!
 //! Invariant: each held key's index has its place in exactly one chunk
 //! slot or one entry of the single keys' map, chosen when the key
@@ -77,6 +78,14 @@ fn population(chunk: &Chunk) -> usize {
     chunk.iter().filter(|&&bits| bits != 0).count()
 }
 
+/// A far chunk: its number, how many keys it holds (never 0), its places.
+#[derive(Debug, Clone)]
+struct Far {
+    number: usize,
+    keys: usize,
+    places: Chunk,
+}
+
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyTable {
     /// Chunk `c` holds the places of indices `c * CHUNK..`, if any was
@@ -84,8 +93,8 @@ pub(crate) struct KeyTable {
     near: Vec<Option<Chunk>>,
     /// The far chunks' numbers, each to its position in `far`.
     far_numbers: IntMap<usize>,
-    /// The far chunks, each with its number.
-    far: Vec<(usize, Chunk)>,
+    /// The far chunks.
+    far: Vec<Far>,
     /// The places of the far keys that have no chunk.
     single: IntMap<usize>,
     /// The index of the last key that went to `single`.
@@ -109,7 +118,7 @@ impl KeyTable {
     #[inline(never)]
     fn far_slot(&self, index: usize) -> Option<&u32> {
         let at = self.far_numbers.get(index >> CHUNK_BITS)?;
-        Some(&self.far[at as usize].1[index % CHUNK])
+        Some(&self.far[at as usize].places[index % CHUNK])
     }
 
     /// The chunk slot of `index`, if its chunk exists (over the fields, so
@@ -118,7 +127,7 @@ impl KeyTable {
     fn slot_mut<'a>(
         near: &'a mut [Option<Chunk>],
         far_numbers: &IntMap<usize>,
-        far: &'a mut [(usize, Chunk)],
+        far: &'a mut [Far],
         index: usize,
     ) -> Option<&'a mut u32> {
         match near.get_mut(index >> CHUNK_BITS) {
@@ -132,11 +141,11 @@ impl KeyTable {
     #[inline(never)]
     fn far_slot_mut<'a>(
         far_numbers: &IntMap<usize>,
-        far: &'a mut [(usize, Chunk)],
+        far: &'a mut [Far],
         index: usize,
     ) -> Option<&'a mut u32> {
         let at = far_numbers.get(index >> CHUNK_BITS)?;
-        Some(&mut far[at as usize].1[index % CHUNK])
+        Some(&mut far[at as usize].places[index % CHUNK])
     }
 
     /// The place of the key at `index`, or [`Place::NOWHERE`].
@@ -179,9 +188,16 @@ impl KeyTable {
         let bits = place.to_bits() + 1;
         if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
         {
-            if *slot != 0 || self.single.len() == 0 || self.single.get(index).is_none() {
-                self.held += usize::from(*slot == 0);
+            if *slot != 0 {
                 *slot = bits;
+                return;
+            }
+            if self.single.len() == 0 || self.single.get(index).is_none() {
+                *slot = bits;
+                self.held += 1;
+                if !self.is_near(index) {
+                    self.far_keys_changed(index, true);
+                }
                 return;
             }
         }
@@ -202,8 +218,12 @@ impl KeyTable {
                 <= FAR_FACTOR.saturating_mul(self.held) + FAR_SPARE * CHUNK
         {
             self.far_numbers.insert(number, self.far.len() as u32);
-            self.far.push((number, new_chunk()));
-            &mut self.far.last_mut().expect("a chunk just pushed").1
+            self.far.push(Far {
+                number,
+                keys: 1,
+                places: new_chunk(),
+            });
+            &mut self.far.last_mut().expect("a chunk just pushed").places
         } else {
             self.single.insert(index, place.to_bits());
             self.last_single = Some(index);
@@ -234,11 +254,60 @@ impl KeyTable {
         {
             *slot = 0;
             self.held -= 1;
+            if !self.is_near(index) {
+                self.far_keys_changed(index, false);
+            }
             return;
         }
         if self.single.len() != 0 && self.single.remove(index).is_some() {
             self.held -= 1;
         }
+    }
+
+    /// Whether the chunk of `index` is a near one (that it exists).
+    #[inline]
+    fn is_near(&self, index: usize) -> bool {
+        matches!(self.near.get(index >> CHUNK_BITS), Some(Some(_)))
+    }
+
+    /// A key arrived in (`arrived`) or left the far chunk of `index`; the
+    /// chunk goes when its last key leaves.
+    #[inline(never)]
+    fn far_keys_changed(&mut self, index: usize, arrived: bool) {
+        let number = index >> CHUNK_BITS;
+        let at = self
+            .far_numbers
+            .get(number)
+            .expect("a far chunk holds the index") as usize;
+        let far = &mut self.far[at];
+        if arrived {
+            far.keys += 1;
+            return;
+        }
+        far.keys -= 1;
+        if far.keys == 0 {
+            self.far.swap_remove(at);
+            self.far_numbers.remove(number);
+            if let Some(moved) = self.far.get(at) {
+                self.far_numbers.insert(moved.number, at as u32);
+            }
+        }
+    }
+
+    /// Checks that each far chunk counts its keys, holds one at least,
+    /// and is found by its number (tests and fuzzing).
+    #[cfg(any(test, feature = "check"))]
+    pub(crate) fn check(&self) {
+        for (at, far) in self.far.iter().enumerate() {
+            assert_eq!(
+                far.keys,
+                population(&far.places),
+                "a far chunk counts its keys"
+            );
+            assert_ne!(far.keys, 0, "a far chunk its keys left goes");
+            assert_eq!(self.far_numbers.get(far.number), Some(at as u32));
+        }
+        assert_eq!(self.far_numbers.len(), self.far.len());
     }
 
     /// Keys held.
@@ -274,7 +343,7 @@ impl KeyTable {
         for (number, chunk) in core::mem::take(&mut self.near).into_iter().enumerate() {
             numbered.extend(chunk.map(|chunk| (number, chunk)));
         }
-        numbered.append(&mut self.far);
+        numbered.extend(self.far.drain(..).map(|far| (far.number, far.places)));
         self.far_numbers = IntMap::default();
         for (number, chunk) in numbered {
             let keys = population(&chunk);
@@ -288,7 +357,11 @@ impl KeyTable {
                 self.near[number] = Some(chunk);
             } else if keys >= FAR_KEEP {
                 self.far_numbers.insert(number, self.far.len() as u32);
-                self.far.push((number, chunk));
+                self.far.push(Far {
+                    number,
+                    keys,
+                    places: chunk,
+                });
             } else {
                 for (i, &bits) in chunk.iter().enumerate() {
                     if bits != 0 {
@@ -311,7 +384,7 @@ impl KeyTable {
             .iter()
             .enumerate()
             .filter_map(|(number, chunk)| Some((number, chunk.as_ref()?)));
-        let far = self.far.iter().map(|(number, chunk)| (*number, chunk));
+        let far = self.far.iter().map(|far| (far.number, &far.places));
         near.chain(far)
             .flat_map(|(number, chunk)| {
                 chunk
@@ -332,7 +405,7 @@ impl KeyTable {
     pub(crate) fn allocated(&self) -> usize {
         let chunks = self.near.iter().flatten().count() + self.far.len();
         self.near.capacity() * core::mem::size_of::<Option<Chunk>>()
-            + self.far.capacity() * core::mem::size_of::<(usize, Chunk)>()
+            + self.far.capacity() * core::mem::size_of::<Far>()
             + chunks * CHUNK * core::mem::size_of::<u32>()
             + self.far_numbers.allocated()
             + self.single.allocated()
@@ -439,6 +512,33 @@ mod tests {
         assert_eq!(table.held(), 0);
         table.shrink_to_fit();
         assert_eq!(table.allocated(), 0);
+    }
+
+    #[test]
+    fn a_far_chunk_goes_when_its_last_key_leaves() {
+        // An entity's bits with a rising generation: each generation's
+        // 1,000 keys replace the last one's. Their chunks go with them, so
+        // every generation fills chunks (none is left to the single keys
+        // by chunks that only old generations used).
+        let mut table = KeyTable::default();
+        let key = |generation: usize, index: usize| generation << 32 | index;
+        for generation in 1..200 {
+            for index in 0..1000 {
+                table.set(key(generation, index), place(index as u32));
+                if generation > 1 {
+                    table.forget(key(generation - 1, index));
+                }
+            }
+            table.check();
+            assert_eq!(table.held(), 1000);
+            assert!(table.far.len() <= 3, "{}", table.far.len());
+            assert!(table.single.len() <= 2, "{}", table.single.len());
+        }
+        for index in 0..1000 {
+            table.forget(key(199, index));
+        }
+        table.check();
+        assert_eq!((table.held(), table.far.len()), (0, 0));
     }
 
     #[test]
