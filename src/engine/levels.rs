@@ -60,6 +60,10 @@ fn pack(block: u32, slot: usize) -> u32 {
     ((block << SLOT_SHIFT) | slot as u32) + 1
 }
 
+/// A block holding at most this many entries is sparse: it merges with a
+/// sparse neighbour of its bucket.
+const SPARSE: usize = BLOCK_SLOTS / 2;
+
 const SLOT_SHIFT: u32 = BLOCK_SLOTS.trailing_zeros();
 
 /// What a block operation that moves entries to block `to` (from block
@@ -294,9 +298,9 @@ impl<E: Entry> Levels<E> {
                 // merges (not with the one after: they were just parted).
                 let block_ref = self.blocks.get(block);
                 let prev = block_ref.prev;
-                if block_ref.count() <= BLOCK_SLOTS / 2
+                if block_ref.count() <= SPARSE
                     && prev != NONE
-                    && self.blocks.get(prev).count() <= BLOCK_SLOTS / 2
+                    && self.blocks.get(prev).count() <= SPARSE
                 {
                     self.merge_pair(prev, block, book);
                 }
@@ -345,8 +349,8 @@ impl<E: Entry> Levels<E> {
                 // The new block and the one after it may share a bucket:
                 // if both are at most half full, they merge.
                 if next != NONE
-                    && self.blocks.get(made).count() <= BLOCK_SLOTS / 2
-                    && self.blocks.get(next).count() <= BLOCK_SLOTS / 2
+                    && self.blocks.get(made).count() <= SPARSE
+                    && self.blocks.get(next).count() <= SPARSE
                 {
                     self.merge_pair(made, next, book);
                 }
@@ -417,7 +421,7 @@ impl<E: Entry> Levels<E> {
             };
         }
         // A block already at most half full has neighbours over half full.
-        if count == BLOCK_SLOTS / 2 || count == 0 {
+        if count == SPARSE || count == 0 {
             self.merge(block, book);
         }
         (entry, z)
@@ -428,7 +432,7 @@ impl<E: Entry> Levels<E> {
     #[inline]
     fn tidy<B: Book<E>>(&mut self, block: u32, book: &mut B) {
         match self.blocks.get_checked(block) {
-            Some(block_ref) if block_ref.count() <= BLOCK_SLOTS / 2 => self.merge(block, book),
+            Some(block_ref) if block_ref.count() <= SPARSE => self.merge(block, book),
             _ => {}
         }
     }
@@ -450,8 +454,7 @@ impl<E: Entry> Levels<E> {
         // A neighbour at most half full that shares a bucket with it (two
         // blocks that do not may both be sparse, and merging them would
         // only be parted again by the next filing at the first's end).
-        let sparse =
-            |other: u32| other != NONE && self.blocks.get(other).count() <= BLOCK_SLOTS / 2;
+        let sparse = |other: u32| other != NONE && self.blocks.get(other).count() <= SPARSE;
         let first_z = |block: u32| {
             let block_ref = self.blocks.get(block);
             block_ref.z(block_ref.start())
@@ -690,7 +693,7 @@ impl<E: Entry> Levels<E> {
         assert_eq!(blocks, self.blocks.live(), "no block is lost");
         assert!(entries.windows(2).all(|w| w[0].1 <= w[1].1), "sorted by Z");
         for pair in counts.windows(2) {
-            let dense = pair.iter().any(|&(count, ..)| count > BLOCK_SLOTS / 2);
+            let dense = pair.iter().any(|&(count, ..)| count > SPARSE);
             let boundary = pair[0].2 != pair[1].1;
             assert!(
                 dense || boundary || pair[0].0 + pair[1].0 > BLOCK_SLOTS,
