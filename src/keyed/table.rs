@@ -78,6 +78,9 @@ fn population(chunk: &Chunk) -> usize {
     chunk.iter().filter(|&&bits| bits != 0).count()
 }
 
+/// A chunk slot, with its chunk's count of keys if the chunk is far.
+type SlotMut<'a> = (&'a mut u32, Option<&'a mut usize>);
+
 /// A far chunk: its number, how many keys it holds (never 0), its places.
 #[derive(Debug, Clone)]
 struct Far {
@@ -121,17 +124,18 @@ impl KeyTable {
         Some(&self.far[at as usize].places[index % CHUNK])
     }
 
-    /// The chunk slot of `index`, if its chunk exists (over the fields, so
-    /// that the single keys' map stays free to borrow).
+    /// The chunk slot of `index`, if its chunk exists, with the chunk's
+    /// count of keys if it is a far one (over the fields, so that the
+    /// single keys' map stays free to borrow).
     #[inline]
     fn slot_mut<'a>(
         near: &'a mut [Option<Chunk>],
         far_numbers: &IntMap<usize>,
         far: &'a mut [Far],
         index: usize,
-    ) -> Option<&'a mut u32> {
+    ) -> Option<SlotMut<'a>> {
         match near.get_mut(index >> CHUNK_BITS) {
-            Some(Some(chunk)) => Some(&mut chunk[index % CHUNK]),
+            Some(Some(chunk)) => Some((&mut chunk[index % CHUNK], None)),
             _ if far.is_empty() => None,
             _ => Self::far_slot_mut(far_numbers, far, index),
         }
@@ -143,9 +147,10 @@ impl KeyTable {
         far_numbers: &IntMap<usize>,
         far: &'a mut [Far],
         index: usize,
-    ) -> Option<&'a mut u32> {
+    ) -> Option<SlotMut<'a>> {
         let at = far_numbers.get(index >> CHUNK_BITS)?;
-        Some(&mut far[at as usize].places[index % CHUNK])
+        let far = &mut far[at as usize];
+        Some((&mut far.places[index % CHUNK], Some(&mut far.keys)))
     }
 
     /// The place of the key at `index`, or [`Place::NOWHERE`].
@@ -169,7 +174,7 @@ impl KeyTable {
     #[inline(always)]
     pub(crate) fn moved(&mut self, index: usize, place: Place) {
         match Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index) {
-            Some(slot) if *slot != 0 => *slot = place.to_bits() + 1,
+            Some((slot, _)) if *slot != 0 => *slot = place.to_bits() + 1,
             _ => self.set_out_of_line(index, place),
         }
     }
@@ -186,7 +191,8 @@ impl KeyTable {
     pub(crate) fn set(&mut self, index: usize, place: Place) {
         debug_assert_ne!(place, Place::NOWHERE);
         let bits = place.to_bits() + 1;
-        if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
+        if let Some((slot, keys)) =
+            Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
         {
             if *slot != 0 {
                 *slot = bits;
@@ -195,8 +201,8 @@ impl KeyTable {
             if self.single.len() == 0 || self.single.get(index).is_none() {
                 *slot = bits;
                 self.held += 1;
-                if !self.is_near(index) {
-                    self.far_keys_changed(index, true);
+                if let Some(keys) = keys {
+                    *keys += 1;
                 }
                 return;
             }
@@ -249,13 +255,17 @@ impl KeyTable {
     /// The key at `index` leaves.
     #[inline]
     pub(crate) fn forget(&mut self, index: usize) {
-        if let Some(slot) = Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
+        if let Some((slot, keys)) =
+            Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
             && *slot != 0
         {
             *slot = 0;
             self.held -= 1;
-            if !self.is_near(index) {
-                self.far_keys_changed(index, false);
+            if let Some(keys) = keys {
+                *keys -= 1;
+                if *keys == 0 {
+                    self.free_far(index >> CHUNK_BITS);
+                }
             }
             return;
         }
@@ -264,33 +274,16 @@ impl KeyTable {
         }
     }
 
-    /// Whether the chunk of `index` is a near one (that it exists).
-    #[inline]
-    fn is_near(&self, index: usize) -> bool {
-        matches!(self.near.get(index >> CHUNK_BITS), Some(Some(_)))
-    }
-
-    /// A key arrived in (`arrived`) or left the far chunk of `index`; the
-    /// chunk goes when its last key leaves.
+    /// Frees far chunk `number`, whose last key left.
     #[inline(never)]
-    fn far_keys_changed(&mut self, index: usize, arrived: bool) {
-        let number = index >> CHUNK_BITS;
+    fn free_far(&mut self, number: usize) {
         let at = self
             .far_numbers
-            .get(number)
-            .expect("a far chunk holds the index") as usize;
-        let far = &mut self.far[at];
-        if arrived {
-            far.keys += 1;
-            return;
-        }
-        far.keys -= 1;
-        if far.keys == 0 {
-            self.far.swap_remove(at);
-            self.far_numbers.remove(number);
-            if let Some(moved) = self.far.get(at) {
-                self.far_numbers.insert(moved.number, at as u32);
-            }
+            .remove(number)
+            .expect("a far chunk is found by its number") as usize;
+        self.far.swap_remove(at);
+        if let Some(moved) = self.far.get(at) {
+            self.far_numbers.insert(moved.number, at as u32);
         }
     }
 
