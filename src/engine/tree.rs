@@ -245,7 +245,7 @@ impl<E: Entry> Tree<E> {
         let (left_ref, right_ref) = self.leaves.pair_mut(leaf, right);
         let count = left_ref.len - mid;
         Leaf::shift_right(left_ref, right_ref, count, |entry, slot| {
-            book.set(entry, Self::place(right, slot));
+            book.moved(entry, Self::place(right, slot));
         });
         self.link_after(leaf, right);
         let low = self.leaves.get(right).z(0);
@@ -492,7 +492,7 @@ impl<E: Entry> Tree<E> {
             // Merge: the right leaf's entries move to the left one.
             let count = right_ref.len;
             Leaf::shift_left(left_ref, right_ref, count, |entry, slot| {
-                book.set(entry, Self::place(left, slot));
+                book.moved(entry, Self::place(left, slot));
             });
             left_ref.next = right_ref.next;
             match right_ref.next {
@@ -508,11 +508,11 @@ impl<E: Entry> Tree<E> {
         let keep = total / 2;
         if left_ref.len < keep {
             Leaf::shift_left(left_ref, right_ref, keep - left_ref.len, |entry, slot| {
-                book.set(entry, Self::place(left, slot));
+                book.moved(entry, Self::place(left, slot));
             });
         } else {
             Leaf::shift_right(left_ref, right_ref, left_ref.len - keep, |entry, slot| {
-                book.set(entry, Self::place(right, slot));
+                book.moved(entry, Self::place(right, slot));
             });
         }
         let low = right_ref.z(0);
