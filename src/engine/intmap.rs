@@ -11,8 +11,9 @@
 //! in chunks of [`CHUNK`] slots, each when a slot of it is first written,
 //! and an emptied old table is freed a chunk per later call, so no
 //! operation allocates, zeroes or frees more than a few chunks either,
-//! beside the directory of a new table (32 bytes per chunk; a reservation
-//! allocates all of a table's chunks at once).
+//! beside the directory of a new table (16 bytes per chunk; a reservation
+//! allocates all of a table's chunks at once). A slot holds its key and
+//! value side by side, so a probe reads one cache line.
 //!
 //! The crate's dependencies are `fixed` and nothing else, so no hash map
 //! crate is at hand, and this one needs only the operations below. Values
@@ -40,22 +41,55 @@ const MOVES_PER_CALL: usize = 4;
 
 /// A key of an [`IntMap`].
 pub(crate) trait IntKey: Copy + Eq + Default {
+    /// The key as stored in a slot: 32-bit words, so a slot is packed
+    /// with its value at the alignment of a `u32`.
+    type Packed: Copy + Eq + Default;
+
     /// 64 well-mixed bits (Fibonacci hashing: the top bits are used).
     fn hash(self) -> u64;
+
+    fn pack(self) -> Self::Packed;
+
+    fn unpack(packed: Self::Packed) -> Self;
 }
 
 impl IntKey for i32 {
+    type Packed = i32;
+
     #[inline]
     fn hash(self) -> u64 {
         u64::from(self as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
+
+    #[inline]
+    fn pack(self) -> i32 {
+        self
+    }
+
+    #[inline]
+    fn unpack(packed: i32) -> i32 {
+        packed
+    }
 }
 
 impl IntKey for usize {
+    type Packed = [u32; 2];
+
     #[inline]
     fn hash(self) -> u64 {
         let folded = (self as u64) ^ ((self as u64) >> 32);
         folded.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    #[inline]
+    fn pack(self) -> [u32; 2] {
+        let bits = self as u64;
+        [bits as u32, (bits >> 32) as u32]
+    }
+
+    #[inline]
+    fn unpack([low, high]: [u32; 2]) -> usize {
+        (u64::from(low) | (u64::from(high) << 32)) as usize
     }
 }
 
@@ -66,44 +100,20 @@ impl IntKey for usize {
 const CHUNK_BITS: u32 = if cfg!(any(fuzzing, miri)) { 3 } else { 10 };
 const CHUNK: usize = 1 << CHUNK_BITS;
 
-/// Consecutive slots of a table: keys, and values (stored plus
-/// [`OFFSET`]) beside them.
-#[derive(Debug, Clone)]
-struct Chunk<K> {
-    keys: Box<[K]>,
-    values: Box<[u32]>,
-}
-
-impl<K: IntKey> Chunk<K> {
-    /// `len` free slots, from zeroed memory.
-    fn new(len: usize) -> Self {
-        Chunk {
-            keys: vec![K::default(); len].into_boxed_slice(),
-            values: vec![FREE; len].into_boxed_slice(),
-        }
-    }
-
-    /// `len` free slots, or the allocation error.
-    fn try_new(len: usize) -> Result<Self, TryReserveError> {
-        let mut keys = Vec::new();
-        keys.try_reserve_exact(len)?;
-        keys.resize(len, K::default());
-        let mut values = Vec::new();
-        values.try_reserve_exact(len)?;
-        values.resize(len, FREE);
-        Ok(Chunk {
-            keys: keys.into_boxed_slice(),
-            values: values.into_boxed_slice(),
-        })
-    }
+/// A slot: a key and its value (stored plus [`OFFSET`]) side by side, so
+/// a probe reads one cache line.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot<P> {
+    key: P,
+    stored: u32,
 }
 
 /// A table of power-of-two slots, in chunks of [`CHUNK`] slots (one
-/// shorter chunk if the table is smaller); a chunk that is `None` is all
-/// free slots.
+/// shorter chunk if the table is smaller); an empty chunk is all free
+/// slots, not allocated yet.
 #[derive(Debug, Clone, Default)]
-struct Table<K> {
-    chunks: Vec<Option<Chunk<K>>>,
+struct Table<K: IntKey> {
+    chunks: Vec<Box<[Slot<K::Packed>]>>,
     slots: usize,
 }
 
@@ -111,7 +121,7 @@ impl<K: IntKey> Table<K> {
     /// `slots` free slots (a power of two), none allocated yet.
     fn new(slots: usize) -> Self {
         Table {
-            chunks: (0..slots.div_ceil(CHUNK)).map(|_| None).collect(),
+            chunks: (0..slots.div_ceil(CHUNK)).map(|_| Box::default()).collect(),
             slots,
         }
     }
@@ -121,48 +131,63 @@ impl<K: IntKey> Table<K> {
         let mut chunks = Vec::new();
         chunks.try_reserve_exact(slots.div_ceil(CHUNK))?;
         for _ in 0..slots.div_ceil(CHUNK) {
-            chunks.push(Some(Chunk::try_new(slots.min(CHUNK))?));
+            chunks.push(Self::try_chunk(slots.min(CHUNK))?);
         }
         Ok(Table { chunks, slots })
+    }
+
+    /// A chunk of `len` free slots, or the allocation error.
+    fn try_chunk(len: usize) -> Result<Box<[Slot<K::Packed>]>, TryReserveError> {
+        let mut chunk = Vec::new();
+        chunk.try_reserve_exact(len)?;
+        chunk.resize(len, Slot::default());
+        Ok(chunk.into_boxed_slice())
     }
 
     fn slots(&self) -> usize {
         self.slots
     }
 
+    /// The slot at `slot`, if its chunk is allocated.
+    #[inline]
+    fn slot(&self, slot: usize) -> Option<&Slot<K::Packed>> {
+        self.chunks[slot >> CHUNK_BITS].get(slot % CHUNK)
+    }
+
     /// The stored value of `slot`: [`FREE`], [`MOVED`] or a value.
     #[inline]
     fn value(&self, slot: usize) -> u32 {
-        match &self.chunks[slot >> CHUNK_BITS] {
-            Some(chunk) => chunk.values[slot % CHUNK],
-            None => FREE,
-        }
+        self.slot(slot).map_or(FREE, |slot| slot.stored)
     }
 
     /// The stored value of `slot` and its key (meaningful only if the
     /// slot holds a value), from one look at its chunk.
     #[inline]
-    fn probe(&self, slot: usize) -> (u32, K) {
-        match &self.chunks[slot >> CHUNK_BITS] {
-            Some(chunk) => (chunk.values[slot % CHUNK], chunk.keys[slot % CHUNK]),
-            None => (FREE, K::default()),
-        }
+    fn probe(&self, slot: usize) -> (u32, K::Packed) {
+        self.slot(slot)
+            .map_or((FREE, K::Packed::default()), |slot| (slot.stored, slot.key))
     }
 
     /// Writes `slot`, allocating its chunk if it has none.
     #[inline]
-    fn set(&mut self, slot: usize, key: K, stored: u32) {
-        let len = self.slots.min(CHUNK);
-        let chunk = self.chunks[slot >> CHUNK_BITS].get_or_insert_with(|| Chunk::new(len));
-        chunk.keys[slot % CHUNK] = key;
-        chunk.values[slot % CHUNK] = stored;
+    fn set(&mut self, slot: usize, key: K::Packed, stored: u32) {
+        if self.chunks[slot >> CHUNK_BITS].is_empty() {
+            self.allocate(slot >> CHUNK_BITS);
+        }
+        self.chunks[slot >> CHUNK_BITS][slot % CHUNK] = Slot { key, stored };
+    }
+
+    /// Allocates chunk `chunk`, free slots.
+    #[cold]
+    fn allocate(&mut self, chunk: usize) {
+        self.chunks[chunk] = vec![Slot::default(); self.slots.min(CHUNK)].into_boxed_slice();
     }
 
     /// Writes the value of `slot`, which holds one.
     #[inline]
     fn set_value(&mut self, slot: usize, stored: u32) {
-        if let Some(chunk) = &mut self.chunks[slot >> CHUNK_BITS] {
-            chunk.values[slot % CHUNK] = stored;
+        if let Some(slot) = self.chunks[slot >> CHUNK_BITS].get_mut(slot % CHUNK) {
+            slot.stored = stored;
         }
     }
 
@@ -171,8 +196,8 @@ impl<K: IntKey> Table<K> {
     fn try_fill(&mut self) -> Result<(), TryReserveError> {
         let len = self.slots.min(CHUNK);
         for chunk in &mut self.chunks {
-            if chunk.is_none() {
-                *chunk = Some(Chunk::try_new(len)?);
+            if chunk.is_empty() {
+                *chunk = Self::try_chunk(len)?;
             }
         }
         Ok(())
@@ -193,6 +218,7 @@ impl<K: IntKey> Table<K> {
         }
         let mask = self.slots() - 1;
         let mut slot = self.home(key);
+        let key = key.pack();
         loop {
             match self.probe(slot) {
                 (FREE, _) => return None,
@@ -212,7 +238,7 @@ impl<K: IntKey> Table<K> {
         while self.value(slot) != FREE {
             slot = (slot + 1) & mask;
         }
-        self.set(slot, key, stored);
+        self.set(slot, key.pack(), stored);
     }
 
     /// Removes the entry at `hole`, shifting back the entries its slot
@@ -228,7 +254,7 @@ impl<K: IntKey> Table<K> {
             }
             // An entry may fill the hole if the hole lies on its probe path
             // (cyclically between its home and its slot).
-            let home = self.home(key);
+            let home = self.home(K::unpack(key));
             if (slot.wrapping_sub(home) & mask) >= (slot.wrapping_sub(hole) & mask) {
                 self.set(hole, key, stored);
                 hole = slot;
@@ -239,31 +265,28 @@ impl<K: IntKey> Table<K> {
 
     /// Every entry, with its stored value.
     fn entries(&self) -> impl Iterator<Item = (K, u32)> + '_ {
-        self.chunks.iter().flatten().flat_map(|chunk| {
-            chunk
-                .keys
-                .iter()
-                .zip(chunk.values.iter())
-                .filter(|&(_, &stored)| stored >= OFFSET)
-                .map(|(&key, &stored)| (key, stored))
-        })
+        self.chunks
+            .iter()
+            .flat_map(|chunk| chunk.iter())
+            .filter(|slot| slot.stored >= OFFSET)
+            .map(|slot| (K::unpack(slot.key), slot.stored))
     }
 
     #[cfg(test)]
     fn allocated(&self) -> usize {
-        let chunk = self.slots.min(CHUNK) * (core::mem::size_of::<K>() + 4);
-        self.chunks.capacity() * core::mem::size_of::<Option<Chunk<K>>>()
-            + self.chunks.iter().flatten().count() * chunk
+        self.chunks.capacity() * core::mem::size_of::<Box<[Slot<K::Packed>]>>()
+            + self.chunks.iter().map(|chunk| chunk.len()).sum::<usize>()
+                * core::mem::size_of::<Slot<K::Packed>>()
     }
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct IntMap<K> {
+pub(crate) struct IntMap<K: IntKey> {
     table: Table<K>,
     /// The table being emptied into `table` during a growth, else empty.
     old: Table<K>,
     /// The chunks of the last emptied table, freed one at a time.
-    retired: Vec<Option<Chunk<K>>>,
+    retired: Vec<Box<[Slot<K::Packed>]>>,
     /// Old slots moved so far.
     moved: usize,
     len: usize,
@@ -295,7 +318,7 @@ impl<K: IntKey> IntMap<K> {
         loop {
             match self.table.probe(slot) {
                 (FREE, _) => break,
-                (held, at) if held != MOVED && at == key => {
+                (held, at) if held != MOVED && at == key.pack() => {
                     self.table.set_value(slot, stored);
                     return;
                 }
@@ -307,7 +330,7 @@ impl<K: IntKey> IntMap<K> {
         } else {
             self.len += 1;
         }
-        self.table.set(slot, key, stored);
+        self.table.set(slot, key.pack(), stored);
     }
 
     /// Removes `key`, returning its value.
@@ -341,11 +364,19 @@ impl<K: IntKey> IntMap<K> {
         self.moved = 0;
     }
 
-    /// Moves a few entries of the old table to the new one.
+    /// Moves a few entries of the old table to the new one, or frees a
+    /// chunk of the last one emptied.
+    #[inline]
     fn move_some(&mut self) {
+        if self.old.slots() != 0 || self.retired.capacity() != 0 {
+            self.move_or_free();
+        }
+    }
+
+    fn move_or_free(&mut self) {
         if self.old.slots() == 0 {
             self.retired.pop();
-            if self.retired.is_empty() && self.retired.capacity() != 0 {
+            if self.retired.is_empty() {
                 self.retired = Vec::new();
             }
             return;
@@ -354,7 +385,7 @@ impl<K: IntKey> IntMap<K> {
         for slot in self.moved..end {
             let (stored, key) = self.old.probe(slot);
             if stored >= OFFSET {
-                self.table.put(key, stored);
+                self.table.put(K::unpack(key), stored);
                 self.old.set_value(slot, MOVED);
             }
         }
@@ -411,7 +442,7 @@ impl<K: IntKey> IntMap<K> {
     /// Bytes allocated.
     #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
-        let retired = Table {
+        let retired: Table<K> = Table {
             chunks: self.retired.clone(),
             slots: CHUNK,
         };
@@ -505,14 +536,21 @@ mod tests {
     fn a_growth_allocates_a_chunk_at_a_time_and_a_reservation_all() {
         let mut map = IntMap::<i32>::default();
         for key in 0..(8 * CHUNK) as i32 {
-            let chunks = map.table.chunks.iter().flatten().count();
+            let allocated = |map: &IntMap<i32>| {
+                map.table
+                    .chunks
+                    .iter()
+                    .filter(|chunk| !chunk.is_empty())
+                    .count()
+            };
+            let chunks = allocated(&map);
             map.insert(key, 0);
-            let after = map.table.chunks.iter().flatten().count();
+            let after = allocated(&map);
             assert!(after <= chunks + 1 + MOVES_PER_CALL || after == map.table.chunks.len());
         }
         let mut reserved = IntMap::<i32>::default();
         reserved.try_reserve(4 * CHUNK).expect("room");
-        assert!(reserved.table.chunks.iter().all(Option::is_some));
+        assert!(reserved.table.chunks.iter().all(|chunk| !chunk.is_empty()));
         let slots = reserved.table.slots();
         for key in 0..(4 * CHUNK) as i32 {
             reserved.insert(key, 1);
