@@ -61,6 +61,7 @@ mod levels;
 mod occupancy;
 pub(crate) mod place;
 mod pool;
+mod radix;
 mod tree;
 pub(crate) mod walk;
 
@@ -131,13 +132,18 @@ struct Scratch<E> {
     /// The entries to file, in call order (a later step for the same entry
     /// takes over its earlier one, leaving `None`), with their Z.
     pending: Vec<(I16F16, Option<E>)>,
-    /// The tree's share of them, keyed by Z then call order, then sorted.
-    tree: Vec<(u64, E)>,
+    /// The tree's share of them: each one's Z bits (with the sign bit
+    /// flipped, so they sort as unsigned) and step, then sorted.
+    tree: Vec<(u32, u32)>,
+    /// The radix sort's scratch.
+    radix: Vec<(u32, u32)>,
     merge: Vec<(i32, E, bool)>,
     /// The tree leaves the batch took entries out of.
     touched: Vec<u32>,
     opened: Vec<i32>,
+    /// The Z values of the runs it emptied, sorted, and the sort's scratch.
     closed: Vec<i32>,
+    closed_buffer: Vec<i32>,
     /// The level chain's share, keyed by bucket then call order.
     levels: Vec<(u64, i32, E)>,
     /// A counting sort's counts, and its output.
@@ -150,10 +156,12 @@ impl<E> Scratch<E> {
         Scratch {
             pending: Vec::new(),
             tree: Vec::new(),
+            radix: Vec::new(),
             merge: Vec::new(),
             touched: Vec::new(),
             opened: Vec::new(),
             closed: Vec::new(),
+            closed_buffer: Vec::new(),
             levels: Vec::new(),
             counts: Vec::new(),
             sorted: Vec::new(),
@@ -411,10 +419,12 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         let Scratch {
             pending,
             tree,
+            radix,
             merge,
             touched,
             opened,
             closed,
+            closed_buffer,
             levels,
             counts,
             sorted,
@@ -526,20 +536,22 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 }
             }
         }
-        self.tree.settle_taken(touched, closed, &mut self.book);
+        self.tree
+            .settle_taken(touched, closed, closed_buffer, &mut self.book);
         // File what waits: the level chain's share in one rebuild, the
         // tree's in one merge, each sorted by Z then call order.
-        for (order, (z, entry)) in pending.drain(..).enumerate() {
-            let Some(entry) = entry else { continue };
+        for (order, (z, entry)) in pending.iter_mut().enumerate() {
+            if entry.is_none() {
+                continue;
+            }
             self.len += 1;
-            match self.target(z).expect("checked") {
+            match self.target(*z).expect("checked") {
                 Target::Bucket(bucket, bits) => {
+                    let entry = entry.take().expect("a pending entry");
                     levels.push(((bucket as u64) << 32 | order as u64, bits, entry));
                 }
-                Target::Tree(bits) => {
-                    let key = (u64::from(bits as u32 ^ 0x8000_0000) << 32) | order as u64;
-                    tree.push((key, entry));
-                }
+                // (Steps are below `BATCH_STEPS`, so they fit.)
+                Target::Tree(bits) => tree.push((bits as u32 ^ 0x8000_0000, order as u32)),
             }
         }
         if rebuild {
@@ -572,15 +584,20 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             self.levels.rebuild(new, &mut self.book);
         }
         debug_assert!(levels.is_empty(), "level entries wait only for a rebuild");
-        tree.sort_unstable_by_key(|&(key, _)| key);
-        let items = tree
-            .drain(..)
-            .map(|(key, entry)| (((key >> 32) as u32 ^ 0x8000_0000) as i32, entry));
+        // By Z, and in call order (the order they were pushed) at one Z.
+        radix::sort_by_key(tree, radix, |&(bits, _)| bits);
+        let items = tree.drain(..).map(|(bits, order)| {
+            let entry = pending[order as usize].1.take();
+            (
+                (bits ^ 0x8000_0000) as i32,
+                entry.expect("a pending tree entry"),
+            )
+        });
         self.tree
             .insert_sorted(items, &mut self.book, opened, merge);
         // Pruning sees one operation: a run emptied and refilled by it never
-        // waited.
-        closed.sort_unstable();
+        // waited. (Both lists are sorted: `opened` by the merge.)
+        debug_assert!(closed.is_sorted() && opened.is_sorted());
         let (mut o, mut c) = (0, 0);
         let (mut opened_only, mut closed_only) = (0, 0);
         while o < opened.len() || c < closed.len() {

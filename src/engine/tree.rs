@@ -25,6 +25,7 @@ use super::entry::{Book, Entry};
 use super::leaf::{Cursor, Leaf, MIN_FILL, count, split_point};
 use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
 use super::pool::{NONE, Pool};
+use super::radix;
 
 /// Children per inner node (small for fuzzing and Miri, as
 /// [`LEAF_SLOTS`] is).
@@ -380,12 +381,14 @@ impl<E: Entry> Tree<E> {
     }
 
     /// Closes the holes a batch left in the `touched` leaves, pushes the Z
-    /// of every run now gone onto `closed` (each once), and restores the
-    /// leaves' fill. One pass over the leaves the batch touched.
+    /// of every run now gone onto `closed` (each once, in order; `buffer`
+    /// is the sort's scratch), and restores the leaves' fill. One pass over
+    /// the leaves the batch touched.
     pub(crate) fn settle_taken<B: Book<E>>(
         &mut self,
         touched: &mut Vec<u32>,
         closed: &mut Vec<i32>,
+        buffer: &mut Vec<i32>,
         book: &mut B,
     ) {
         // Close every leaf first; note the Z values taken whose run has no
@@ -448,7 +451,7 @@ impl<E: Entry> Tree<E> {
                 closed.push(z);
             }
         }
-        closed.sort_unstable();
+        radix::sort_by_key(closed, buffer, |&z| z as u32 ^ 0x8000_0000);
         closed.dedup();
     }
 
