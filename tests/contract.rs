@@ -817,6 +817,46 @@ fn waiting_buckets_are_capped_by_the_live_ones_so_memory_stays_bounded() {
     assert_eq!(order.nonoptimized_buckets(), 1, "only the live one");
 }
 
+/// A bucket refilled while nothing waits unpruned keeps its pruned record
+/// until that is reclaimed, and the Z's next wait is counted on its own,
+/// through the old record's reclaiming.
+#[test]
+fn a_bucket_refilled_after_its_pruning_waits_again_as_a_new_one() {
+    let mut order = ZOrder::<u32>::with_prune_after(4, 1).unwrap();
+    let zs: Vec<I16F16> = (1..=10).map(|i| z(0.5 + f64::from(i))).collect();
+    for (key, &at) in (1..).zip(&zs) {
+        order.insert(key, at).unwrap();
+    }
+    for key in 1..=10 {
+        order.remove(key).unwrap();
+    }
+    assert_eq!(order.nonoptimized_buckets(), 10, "all wait");
+    for _ in 0..2 {
+        let _ = order.back_to_front();
+    }
+    assert_eq!(order.nonoptimized_buckets(), 0, "all pruned");
+    // Nothing waits: the refill of the newest record's Z looks nothing up,
+    // and eight older records stay ahead of it to reclaim.
+    order.insert(1, zs[9]).unwrap();
+    order.remove(1).unwrap();
+    assert_eq!(order.nonoptimized_buckets(), 1, "its Z waits again");
+    // Changes that reclaim every old record, the refilled Z's included.
+    for key in 20..26 {
+        order.insert(key, z(0.25)).unwrap();
+        order.remove(key).unwrap();
+        order.check_invariants();
+    }
+    assert_eq!(order.nonoptimized_buckets(), 2, "two Z values wait");
+    // Refilled while it waits: it stops waiting.
+    order.insert(2, zs[9]).unwrap();
+    assert_eq!(order.nonoptimized_buckets(), 2, "one live, one waits");
+    for _ in 0..2 {
+        let _ = order.back_to_front();
+    }
+    assert_eq!(order.nonoptimized_buckets(), 1, "the live one only");
+    order.check_invariants();
+}
+
 #[test]
 fn clear_frees_every_bucket_and_keeps_the_collection_usable() {
     for mut c in every_z(3) {

@@ -348,6 +348,23 @@ impl<K: IntKey> IntMap<K> {
         Some(stored - OFFSET)
     }
 
+    /// Removes `key` if its value is `value`.
+    pub(crate) fn remove_if(&mut self, key: K, value: u32) {
+        self.move_some();
+        let stored = value + OFFSET;
+        if let Some((slot, held)) = self.table.find(key) {
+            if held == stored {
+                self.table.remove_at(slot);
+                self.len -= 1;
+            }
+        } else if let Some((slot, held)) = self.old.find(key)
+            && held == stored
+        {
+            self.old.set_value(slot, MOVED);
+            self.len -= 1;
+        }
+    }
+
     /// Starts a growth: the table becomes the old one, and a table of
     /// twice its slots takes its place. A growth still under way is
     /// finished first (it never is, given [`MOVES_PER_CALL`]).
@@ -473,8 +490,15 @@ mod tests {
             if state >> 62 != 0 {
                 map.insert(key, step);
                 model.insert(key, step);
-            } else {
+            } else if state >> 61 & 1 == 0 {
                 assert_eq!(map.remove(key), model.remove(&key));
+            } else {
+                // The value held, or (one time in two) another one.
+                let value = model.get(&key).copied().unwrap_or(step) + (step & 1);
+                map.remove_if(key, value);
+                if model.get(&key) == Some(&value) {
+                    model.remove(&key);
+                }
             }
             assert_eq!(map.get(key), model.get(&key).copied());
             assert_eq!(map.len(), model.len());

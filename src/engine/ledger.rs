@@ -32,7 +32,10 @@
 //! in a list ordered by that time, and a map from Z to record finds the
 //! one a refill cancels. Records the clock has pruned are reclaimed a few
 //! per mutation, so no call stalls on a pile of dead buckets, and all at
-//! once by `shrink_to_fit`.
+//! once by `shrink_to_fit`. While no bucket waits unpruned, a refill looks
+//! nothing up (a burst of new Z values after the last burst's buckets were
+//! pruned): the pruned record of its Z, if any, stays until it is
+//! reclaimed, and its Z may meanwhile have a newer record.
 //!
 //! At most `max(MIN_CAP, live)` buckets wait unpruned at once, `live`
 //! being the live distinct tree Z values; an operation that leaves more
@@ -215,12 +218,16 @@ impl Ledger {
     /// refilled by one operation never waited.
     pub(crate) fn apply(&mut self, opened: &[i32], closed: &[i32]) {
         self.settle();
-        for &z in opened {
-            if let Some(record) = self.by_z.get(z) {
-                self.stop_waiting(record);
+        // With nothing waiting unpruned, a refilled bucket's record (if it
+        // has one left) is a pruned one, reclaimed in its turn: no lookup.
+        if *self.unpruned.get_mut() > 0 {
+            for &z in opened {
+                if let Some(record) = self.by_z.get(z) {
+                    self.stop_waiting(record);
+                }
             }
-            self.live += 1;
         }
+        self.live += opened.len();
         if !closed.is_empty() {
             self.live -= closed.len();
             // The cap prunes the longest-waiting beyond it: the buckets
@@ -337,7 +344,9 @@ impl Ledger {
             NONE => self.newest = older,
             newer => self.record_mut(newer).older = older,
         }
-        self.by_z.remove(z);
+        // (A pruned record left behind by a refill: its Z may have a newer
+        // record since, which keeps its entry.)
+        self.by_z.remove_if(z, id);
         self.record_mut(id).newer = self.free;
         self.free = id;
     }
@@ -431,22 +440,29 @@ impl Ledger {
         let now = self.base + self.walks.load();
         let (mut id, mut older, mut unpruned, mut held) = (self.oldest, NONE, 0, 0);
         let mut since = 0;
+        let mut listed = alloc::collections::BTreeSet::new();
         while id != NONE {
+            listed.insert(id);
             let record = self.record(id);
             assert_eq!(record.older, older, "the list links agree");
             assert!(record.since >= since, "records are listed by age");
             since = record.since;
-            assert_eq!(self.by_z.get(record.z), Some(id), "found by Z");
-            unpruned += usize::from(self.pruned_at(record.since) > now);
+            let waits = self.pruned_at(record.since) > now;
+            if waits {
+                assert_eq!(self.by_z.get(record.z), Some(id), "found by Z");
+            }
+            unpruned += usize::from(waits);
             held += 1;
             (older, id) = (id, record.newer);
         }
         assert_eq!(self.newest, older, "the newest record ends the list");
-        assert_eq!(
-            self.by_z.len(),
-            held,
-            "the map holds the listed records only"
-        );
+        for (z, id) in self.by_z.iter() {
+            assert!(
+                listed.contains(&id) && self.record(id).z == z,
+                "the map names listed records, by their Z"
+            );
+        }
+        assert!(self.by_z.len() <= held, "one entry per record at most");
         assert_eq!(
             self.unpruned.load(Ordering::Relaxed),
             unpruned,
