@@ -393,3 +393,64 @@ fn scattered_far_keys_keep_the_order_through_churn() {
         }
     }
 }
+
+/// A batch that rebuilds the level chain when there are many more levels
+/// than entries (a radix sort by level, not a count per level), and a
+/// batch of many tree Z values: both in the contract's order, ties in call
+/// order.
+#[test]
+fn large_batches_keep_the_contract_order_with_many_levels() {
+    let (keys, rounds) = if cfg!(miri) { (300u32, 2) } else { (2000, 6) };
+    let mut order = ZOrder::<u32>::new(30_000).unwrap();
+    // The model: each key's (Z, sequence of its last Z-action).
+    let mut model = BTreeMap::new();
+    let mut seq = 0u64;
+    let mut state = 0x0123_4567_89AB_CDEFu64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for key in 0..keys {
+        let at = z(f64::from((next() % 20_000) as u32));
+        order.insert(key, at).unwrap();
+        seq += 1;
+        model.insert(key, (at, seq));
+    }
+    for round in 0..rounds {
+        // Most keys move, to few distinct levels (ties) or, every other
+        // round, to fractional Z values in the tree.
+        let mut changes: Vec<(u32, Option<I16F16>)> = Vec::new();
+        for key in 0..keys {
+            let draw = next();
+            if draw % 4 == 0 {
+                continue;
+            }
+            let at = if round % 2 == 0 {
+                z(f64::from((draw >> 8) as u32 % 40 * 500))
+            } else {
+                I16F16::from_bits((draw >> 8) as i32 % 5_000 * 1_000 + 7)
+            };
+            changes.push((key, Some(at)));
+        }
+        let applied = order.apply(changes.iter().copied());
+        assert_eq!(applied.moved, changes.len());
+        for &(key, at) in &changes {
+            seq += 1;
+            model.insert(key, (at.unwrap(), seq));
+        }
+        let mut expected: Vec<(I16F16, u64, u32)> = model
+            .iter()
+            .map(|(&key, &(at, seq))| (at, seq, key))
+            .collect();
+        expected.sort_unstable();
+        let expected: Vec<u32> = expected.into_iter().map(|(.., key)| key).collect();
+        assert_eq!(
+            order.back_to_front().collect::<Vec<_>>(),
+            expected,
+            "round {round}"
+        );
+        order.check_invariants();
+    }
+}

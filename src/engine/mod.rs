@@ -46,9 +46,9 @@
 //!
 //! At a level or the default Z, filing, unfiling and refiling touch one
 //! block of the level chain and maybe a neighbour: O(1) in the worst case.
-//! At any other Z they are O(log n). A batch of `k` is O(k log k) plus one
-//! merge of each tree leaf it touches (and, if it rebuilds the level chain,
-//! one pass over it). A walk costs the entries it yields, plus one step per
+//! At any other Z they are O(log n). A batch of `k` is a radix sort of its
+//! tree entries, O(k), plus a descent and a merge for each tree leaf it
+//! touches (and, if it rebuilds the level chain, one pass over it). A walk costs the entries it yields, plus one step per
 //! node and per switch between the chains.
 
 mod block;
@@ -137,6 +137,10 @@ struct Scratch<E> {
     tree: Vec<(u32, u32)>,
     /// The radix sort's scratch.
     radix: Vec<(u32, u32)>,
+    /// The level chain's share as each one's bucket and its index in
+    /// `levels`, for the radix sort when there are many more buckets than
+    /// entries (a count per bucket would cost more).
+    level_keys: Vec<(u32, u32)>,
     merge: Vec<(i32, E, bool)>,
     /// The tree leaves the batch took entries out of.
     touched: Vec<u32>,
@@ -157,6 +161,7 @@ impl<E> Scratch<E> {
             pending: Vec::new(),
             tree: Vec::new(),
             radix: Vec::new(),
+            level_keys: Vec::new(),
             merge: Vec::new(),
             touched: Vec::new(),
             opened: Vec::new(),
@@ -420,6 +425,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             pending,
             tree,
             radix,
+            level_keys,
             merge,
             touched,
             opened,
@@ -556,7 +562,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         }
         if rebuild {
             // Sorted by bucket, then call order: a counting sort if there
-            // are not many more buckets than entries.
+            // are not many more buckets than entries, else a radix sort.
             let buckets = self.levels.buckets();
             sorted.clear();
             if buckets <= 2 * levels.len() {
@@ -574,14 +580,26 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     sorted[*at as usize] = Some((bits, entry));
                     *at += 1;
                 }
+                let new = sorted
+                    .drain(..)
+                    .map(|item| item.expect("every slot sorted"));
+                self.levels.rebuild(new, &mut self.book);
             } else {
-                levels.sort_unstable_by_key(|&(key, ..)| key);
+                // By bucket, and in call order (the order they were pushed)
+                // in a bucket. (Buckets and steps fit in 32 bits.)
+                level_keys.extend(
+                    (0..)
+                        .zip(levels.iter())
+                        .map(|(at, &(key, ..))| ((key >> 32) as u32, at)),
+                );
+                radix::sort_by_key(level_keys, radix, |&(bucket, _)| bucket);
                 sorted.extend(levels.drain(..).map(|(_, bits, entry)| Some((bits, entry))));
+                let new = level_keys
+                    .drain(..)
+                    .map(|(_, at)| sorted[at as usize].take().expect("each entry once"));
+                self.levels.rebuild(new, &mut self.book);
+                sorted.clear();
             }
-            let new = sorted
-                .drain(..)
-                .map(|item| item.expect("every slot sorted"));
-            self.levels.rebuild(new, &mut self.book);
         }
         debug_assert!(levels.is_empty(), "level entries wait only for a rebuild");
         // By Z, and in call order (the order they were pushed) at one Z.
