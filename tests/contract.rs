@@ -680,13 +680,7 @@ fn point6_large_churned_collections_traverse_exactly_once_in_order() {
     let mut order = ZOrder::<u32>::new(15).unwrap();
     let mut model = std::collections::BTreeMap::new();
     let mut seq = 0u64;
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = zorder_testkit::xorshift(0x9E37_79B9_7F4A_7C15);
     let mut key_z = vec![None; n as usize];
     for step in 0..n * 3 {
         let key = (next() % u64::from(n)) as u32;

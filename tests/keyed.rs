@@ -252,11 +252,9 @@ fn a_model_check_over_generations_and_every_z() {
     let mut filed: BTreeMap<u32, (Entity, I16F16, u64)> = BTreeMap::new();
     let mut generation = [0u32; 64];
     let mut seq = 0;
-    let mut state = 88172645463325252u64;
+    let mut next = zorder_testkit::xorshift(88172645463325252);
     for step in 0..steps {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
+        let state = next();
         let index = (state % 64) as u32;
         let new_z = I16F16::from_bits(((state >> 8) % (24 << 16)) as i32 - (2 << 16));
         let key = entity(index, generation[index as usize]);
@@ -405,13 +403,7 @@ fn large_batches_keep_the_contract_order_with_many_levels() {
     // The model: each key's (Z, sequence of its last Z-action).
     let mut model = BTreeMap::new();
     let mut seq = 0u64;
-    let mut state = 0x0123_4567_89AB_CDEFu64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = zorder_testkit::xorshift(0x0123_4567_89AB_CDEF);
     for key in 0..keys {
         let at = z(f64::from((next() % 20_000) as u32));
         order.insert(key, at).unwrap();

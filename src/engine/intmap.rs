@@ -476,12 +476,10 @@ mod tests {
     fn agrees_with_a_btreemap_under_churn_and_growth() {
         let mut map = IntMap::<i32>::default();
         let mut model = BTreeMap::new();
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = zorder_testkit::xorshift(0x2545_F491_4F6C_DD1D);
         let steps = if cfg!(miri) { 2000 } else { 200_000 };
         for step in 0..steps as u32 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = next();
             // Keys collide, come back and leave often; the key set grows
             // over the run, so growths happen while entries come and go.
             let spread = 64 + step / 2;

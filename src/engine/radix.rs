@@ -64,13 +64,7 @@ mod tests {
     /// every byte, keys sharing their high bytes, and many equal keys.
     #[test]
     fn sorts_stably_as_the_standard_sort_does() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = zorder_testkit::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut buffer = Vec::new();
         for len in [0, 1, 5, SMALL - 1, SMALL, SMALL + 1, 1000, 5000] {
             for spread in [u32::MAX, 0xFFFF, 0x3F] {

@@ -21,6 +21,18 @@ use zorder::ZError;
 /// fuzzer's instrumentation.
 pub const PRINTED: usize = 16;
 
+/// A deterministic stream of 64-bit values (xorshift64) from `seed`
+/// (not zero): the random choices of a test, the same on every run.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 /// The layout a harness uses for `layout`: if `layout` is invalid, checks
 /// that `build` refuses it with the right error, then makes it valid.
 pub fn valid_layout<T>(layout: Layout, build: impl Fn(Layout) -> Result<T, ZError>) -> Layout {
