@@ -48,8 +48,9 @@
 //! block of the level chain and maybe a neighbour: O(1) in the worst case.
 //! At any other Z they are O(log n). A batch of `k` is a radix sort of its
 //! tree entries, O(k), plus a descent and a merge for each tree leaf it
-//! touches (and, if it rebuilds the level chain, one pass over it). A walk costs the entries it yields, plus one step per
-//! node and per switch between the chains.
+//! touches (and, if it rebuilds the level chain, one pass over it). A walk
+//! costs the entries it yields, plus one step per node and per switch
+//! between the chains.
 
 mod block;
 mod chunked;
