@@ -66,7 +66,14 @@ mod tests {
     fn sorts_stably_as_the_standard_sort_does() {
         let mut next = zorder_testkit::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut buffer = Vec::new();
-        for len in [0, 1, 5, SMALL - 1, SMALL, SMALL + 1, 1000, 5000] {
+        // (Under Miri, one length past the standard sort's bound: the
+        // long ones take minutes there and check no more memory use.)
+        let lens: &[usize] = if cfg!(miri) {
+            &[0, 1, SMALL - 1, SMALL, 300]
+        } else {
+            &[0, 1, 5, SMALL - 1, SMALL, SMALL + 1, 1000, 5000]
+        };
+        for &len in lens {
             for spread in [u32::MAX, 0xFFFF, 0x3F] {
                 let mut items: Vec<(u32, u32)> = (0..len as u32)
                     .map(|order| ((next() as u32) & spread, order))
