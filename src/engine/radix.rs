@@ -2,12 +2,11 @@
 //! entries by Z, then call order; the Z values it emptied).
 //!
 //! A batch of `k` changes sorts `k` items: a comparison sort costs about
-//! `k log k` data-dependent branches, which mispredict half the time; a
-//! radix sort costs one pass to count the bytes of every key, then one
-//! pass per byte that differs between the keys (none for the bytes all
-//! keys share, such as the high bytes of Z values in a narrow band), each
-//! a pass of straight-line stores. Below [`SMALL`] items the counts cost
-//! more than they save, and the standard sort runs instead.
+//! `k log k` comparisons; a radix sort costs one pass to count the bytes
+//! of every key, then one pass per byte that differs between the keys
+//! (none for the bytes all keys share, such as the high bytes of Z values
+//! in a narrow band). Below [`SMALL`] items the counts cost more than they
+//! save, and the standard sort runs instead.
 
 use alloc::vec::Vec;
 
@@ -66,8 +65,8 @@ mod tests {
     fn sorts_stably_as_the_standard_sort_does() {
         let mut next = zorder_testkit::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut buffer = Vec::new();
-        // (Under Miri, one length past the standard sort's bound: the
-        // long ones take minutes there and check no more memory use.)
+        // (Under Miri, lengths up to 300, past the standard sort's bound:
+        // longer ones take minutes there and run no other code.)
         let lens: &[usize] = if cfg!(miri) {
             &[0, 1, SMALL - 1, SMALL, 300]
         } else {
