@@ -10,8 +10,11 @@
 
 use alloc::vec::Vec;
 
-/// Items below which the standard library's sort is cheaper.
-const SMALL: usize = 128;
+/// Items below which the standard library's sort is cheaper: sorting
+/// `(u32, u32)` pairs by a random key, it executes 0.64x the radix sort's
+/// instructions at 128 items, 0.93x at 256 and 1.34x at 1,024 (callgrind;
+/// the radix sort's fixed part is its 4 KiB of counts).
+const SMALL: usize = 256;
 
 /// Sorts `items` by `key`, keeping the order of items with equal keys,
 /// with `buffer` as scratch (its contents are lost).
@@ -67,6 +70,7 @@ mod tests {
         let mut buffer = Vec::new();
         // (Under Miri, lengths up to 300, past the standard sort's bound:
         // longer ones take minutes there and run no other code.)
+        const _: () = assert!(SMALL < 300);
         let lens: &[usize] = if cfg!(miri) {
             &[0, 1, SMALL - 1, SMALL, 300]
         } else {
