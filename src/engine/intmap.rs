@@ -335,34 +335,33 @@ impl<K: IntKey> IntMap<K> {
 
     /// Removes `key`, returning its value.
     pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
-        self.move_some();
-        let stored = if let Some((slot, stored)) = self.table.find(key) {
-            self.table.remove_at(slot);
-            stored
-        } else {
-            let (slot, stored) = self.old.find(key)?;
-            self.old.set_value(slot, MOVED);
-            stored
-        };
-        self.len -= 1;
-        Some(stored - OFFSET)
+        self.remove_where(key, |_| true)
     }
 
     /// Removes `key` if its value is `value`.
     pub(crate) fn remove_if(&mut self, key: K, value: u32) {
+        self.remove_where(key, |held| held == value);
+    }
+
+    /// Removes `key` if `takes` its value, returning the value.
+    #[inline]
+    fn remove_where(&mut self, key: K, takes: impl Fn(u32) -> bool) -> Option<u32> {
         self.move_some();
-        let stored = value + OFFSET;
-        if let Some((slot, held)) = self.table.find(key) {
-            if held == stored {
-                self.table.remove_at(slot);
-                self.len -= 1;
+        if let Some((slot, stored)) = self.table.find(key) {
+            if !takes(stored - OFFSET) {
+                return None;
             }
-        } else if let Some((slot, held)) = self.old.find(key)
-            && held == stored
-        {
-            self.old.set_value(slot, MOVED);
+            self.table.remove_at(slot);
             self.len -= 1;
+            return Some(stored - OFFSET);
         }
+        let (slot, stored) = self.old.find(key)?;
+        if !takes(stored - OFFSET) {
+            return None;
+        }
+        self.old.set_value(slot, MOVED);
+        self.len -= 1;
+        Some(stored - OFFSET)
     }
 
     /// Starts a growth: the table becomes the old one, and a table of
