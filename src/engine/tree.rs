@@ -412,10 +412,16 @@ impl<E: Entry> Tree<E> {
                 }
             }
             leaf_ref.close_dead();
-            let mut gone = 0;
+            // Both ascend: one pass over the two finds the Z values that
+            // no entry left in the leaf holds.
+            let (mut gone, mut at) = (0, 0);
             for i in 0..count {
-                if !leaf_ref.holds_z(taken[i]) {
-                    taken[gone] = taken[i];
+                let z = taken[i];
+                while at < leaf_ref.len && leaf_ref.z(at) < z {
+                    at += 1;
+                }
+                if at == leaf_ref.len || leaf_ref.z(at) != z {
+                    taken[gone] = z;
                     gone += 1;
                 }
             }
