@@ -447,3 +447,55 @@ fn large_batches_keep_the_contract_order_with_many_levels() {
         order.check_invariants();
     }
 }
+
+/// Batches that take entries out of runs of one Z spanning several tree
+/// leaves (a leaf of one Z only, next to leaves that start or end with
+/// it): the runs they empty are counted once each, in the contract's
+/// order, as one call at a time would count them.
+#[test]
+fn batches_that_empty_runs_over_several_leaves_count_each_once() {
+    let (keys, rounds) = if cfg!(miri) { (160u32, 4) } else { (900, 40) };
+    let zs = [0.25, 0.5, 0.75, 1.5, 2.25].map(z);
+    let mut batched = ZOrder::<u32>::new(0).unwrap();
+    let mut single = ZOrder::<u32>::new(0).unwrap();
+    let mut next = zorder_testkit::xorshift(0x5EED_0F_1EAF);
+    let mut held: Vec<bool> = vec![false; keys as usize];
+    for round in 0..rounds {
+        // Take out a random share of the held keys, then file some of the
+        // others, each to one of a few Z values.
+        let share = 1 + next() % 4;
+        let mut changes: Vec<(u32, Option<I16F16>)> = Vec::new();
+        for key in 0..keys {
+            let draw = next();
+            if held[key as usize] {
+                if draw % 4 < share {
+                    changes.push((key, None));
+                    held[key as usize] = false;
+                }
+            } else if draw % 3 != 0 {
+                changes.push((key, Some(zs[(draw >> 8) as usize % zs.len()])));
+                held[key as usize] = true;
+            }
+        }
+        // Removals first, as a death wave comes before the next births.
+        changes.sort_by_key(|&(_, at)| at.is_some());
+        batched.apply(changes.iter().copied());
+        for &(key, at) in &changes {
+            match at {
+                Some(at) => single.insert(key, at).unwrap(),
+                None => single.remove(key).map(drop).unwrap(),
+            }
+        }
+        assert_eq!(
+            batched.back_to_front().collect::<Vec<_>>(),
+            single.back_to_front().collect::<Vec<_>>(),
+            "round {round}"
+        );
+        assert_eq!(
+            batched.nonoptimized_buckets(),
+            single.nonoptimized_buckets(),
+            "round {round}"
+        );
+        batched.check_invariants();
+    }
+}

@@ -143,12 +143,14 @@ struct Scratch<E> {
     /// entries (a count per bucket would cost more).
     level_keys: Vec<(u32, u32)>,
     merge: Vec<(i32, E, bool)>,
-    /// The tree leaves the batch took entries out of.
-    touched: Vec<u32>,
+    /// The tree leaves the batch took entries out of, each with the Z bits
+    /// of its first and last entries.
+    touched: Vec<([i32; 2], u32)>,
     opened: Vec<i32>,
-    /// The Z values of the runs it emptied, sorted, and the sort's scratch.
+    /// The Z values of the runs it emptied, sorted, and the ones whose run
+    /// may go on in a leaf it did not touch (scratch).
     closed: Vec<i32>,
-    closed_buffer: Vec<i32>,
+    maybe_on: Vec<i32>,
     /// The level chain's share, keyed by bucket then call order.
     levels: Vec<(u64, i32, E)>,
     /// A counting sort's counts, and its output.
@@ -167,7 +169,7 @@ impl<E> Scratch<E> {
             touched: Vec::new(),
             opened: Vec::new(),
             closed: Vec::new(),
-            closed_buffer: Vec::new(),
+            maybe_on: Vec::new(),
             levels: Vec::new(),
             counts: Vec::new(),
             sorted: Vec::new(),
@@ -431,7 +433,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             touched,
             opened,
             closed,
-            closed_buffer,
+            maybe_on,
             levels,
             counts,
             sorted,
@@ -544,7 +546,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             }
         }
         self.tree
-            .settle_taken(touched, closed, closed_buffer, &mut self.book);
+            .settle_taken(touched, closed, maybe_on, &mut self.book);
         // File what waits: the level chain's share in one rebuild, the
         // tree's in one merge, each sorted by Z then call order.
         for (order, (z, entry)) in pending.iter_mut().enumerate() {

@@ -25,7 +25,6 @@ use super::entry::{Book, Entry};
 use super::leaf::{Cursor, Leaf, MIN_FILL, count, split_point};
 use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
 use super::pool::{NONE, Pool};
-use super::radix;
 
 /// Children per inner node (small for fuzzing and Miri, as
 /// [`LEAF_SLOTS`] is).
@@ -363,17 +362,17 @@ impl<E: Entry> Tree<E> {
     /// Takes the entry at `slot` of `leaf` out for a batch, leaving its
     /// slot dead: nothing shifts, so the places of the other entries stay
     /// exact while the batch looks them up. `touched` hears of each leaf
-    /// the first time. [`settle_taken`](Self::settle_taken) closes the
-    /// holes.
+    /// the first time, with the Z bits of its first and last entries.
+    /// [`settle_taken`](Self::settle_taken) closes the holes.
     pub(crate) fn take_later(
         &mut self,
         leaf: u32,
         slot: usize,
-        touched: &mut Vec<u32>,
+        touched: &mut Vec<([i32; 2], u32)>,
     ) -> (E, i32) {
         let leaf_ref = self.leaves.get_mut(leaf);
         if leaf_ref.dead == 0 {
-            touched.push(leaf);
+            touched.push(([leaf_ref.z(0), leaf_ref.z(leaf_ref.len - 1)], leaf));
         }
         leaf_ref.dead |= 1 << slot;
         let z = leaf_ref.z(slot);
@@ -381,23 +380,30 @@ impl<E: Entry> Tree<E> {
     }
 
     /// Closes the holes a batch left in the `touched` leaves, pushes the Z
-    /// of every run now gone onto `closed` (each once, in order; `buffer`
-    /// is the sort's scratch), and restores the leaves' fill. One pass over
-    /// the leaves the batch touched.
+    /// of every run now gone onto the empty `closed` (each once, in
+    /// order; `maybe_on` is scratch), and restores the leaves' fill. One
+    /// pass over the leaves the batch touched.
     pub(crate) fn settle_taken<B: Book<E>>(
         &mut self,
-        touched: &mut Vec<u32>,
+        touched: &mut Vec<([i32; 2], u32)>,
         closed: &mut Vec<i32>,
-        buffer: &mut Vec<i32>,
+        maybe_on: &mut Vec<i32>,
         book: &mut B,
     ) {
+        // The leaves in chain order, by the Z of their first then last
+        // entries (two leaves that tie hold one Z only), so that the Z
+        // values taken come out in order, leaf by leaf, with no sort of
+        // them all.
+        touched.sort_unstable();
         // Close every leaf first; note the Z values taken whose run has no
         // entry left in the leaf. Such a run may go on in the leaves before
         // or after only if no entry left in the leaf lies beyond it, and
         // only for the leaf's first such Z backward and its last forward
-        // (the runs of one Z are contiguous): the others are gone.
-        let mut maybe_on: Vec<i32> = Vec::new();
-        for &leaf in touched.iter() {
+        // (the runs of one Z are contiguous): the others are gone. Both
+        // lists ascend.
+        debug_assert!(closed.is_empty());
+        maybe_on.clear();
+        for &(_, leaf) in touched.iter() {
             let leaf_ref = self.leaves.get_mut(leaf);
             let mut dead = leaf_ref.dead;
             let mut taken = [0; LEAF_SLOTS];
@@ -439,7 +445,7 @@ impl<E: Entry> Tree<E> {
         }
         // Refill what is under its fill: a merge's survivor may still be
         // (two emptied siblings), so again until it is not.
-        for mut leaf in touched.drain(..) {
+        for (_, mut leaf) in touched.drain(..) {
             while self
                 .leaves
                 .get_checked(leaf)
@@ -452,13 +458,25 @@ impl<E: Entry> Tree<E> {
             }
         }
         // No leaf is empty now: one descent tells whether a run goes on.
-        for z in maybe_on {
-            if !self.holds(z) {
-                closed.push(z);
+        maybe_on.retain(|&z| !self.holds(z));
+        // The gone ones join `closed` in order: a merge from the back.
+        let (mut from_closed, mut from_maybe) = (closed.len(), maybe_on.len());
+        closed.resize(from_closed + from_maybe, 0);
+        for to in (0..closed.len()).rev() {
+            if from_maybe == 0 {
+                break;
+            }
+            if from_closed > 0 && closed[from_closed - 1] > maybe_on[from_maybe - 1] {
+                from_closed -= 1;
+                closed[to] = closed[from_closed];
+            } else {
+                from_maybe -= 1;
+                closed[to] = maybe_on[from_maybe];
             }
         }
-        radix::sort_by_key(closed, buffer, |&z| z as u32 ^ 0x8000_0000);
+        // (A run over two leaves, gone, is noted by both.)
         closed.dedup();
+        debug_assert!(closed.is_sorted());
     }
 
     /// Whether an entry has Z bits `z` (no leaf may be empty).
