@@ -418,20 +418,21 @@ impl<E: Entry> Tree<E> {
                 }
             }
             leaf_ref.close_dead();
-            // Both ascend: one pass over the two finds the Z values that
-            // no entry left in the leaf holds.
-            let (mut gone, mut at) = (0, 0);
-            for i in 0..count {
-                let z = taken[i];
-                while at < leaf_ref.len && leaf_ref.z(at) < z {
-                    at += 1;
+            // The Z values no entry left in the leaf holds: all of them if
+            // it was emptied (a mass death: no search), else each asked
+            // with two branch-free counts (a leaf that lost a few).
+            let count = if leaf_ref.len == 0 {
+                count
+            } else {
+                let mut gone = 0;
+                for i in 0..count {
+                    if !leaf_ref.holds_z(taken[i]) {
+                        taken[gone] = taken[i];
+                        gone += 1;
+                    }
                 }
-                if at == leaf_ref.len || leaf_ref.z(at) != z {
-                    taken[gone] = z;
-                    gone += 1;
-                }
-            }
-            let count = gone;
+                gone
+            };
             for (i, &z) in taken[..count].iter().enumerate() {
                 let back = i == 0 && (leaf_ref.len == 0 || leaf_ref.z(0) > z);
                 let ahead =
