@@ -394,7 +394,8 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     /// by one would give (a later step for an entry replaces an earlier
     /// one), with one merge of each tree leaf the batch files into, and one
     /// rebuild of the level chain once the batch has changed a quarter of
-    /// it (at least [`REBUILD_MIN`] steps). Every
+    /// it (at least [`REBUILD_MIN`] steps), or from the start if the
+    /// iterator's lower bound on its steps is that many. Every
     /// unfiled entry, and every handle a step passed in that the core does
     /// not keep, goes to `released`. A refused step changes nothing.
     pub(crate) fn apply(
@@ -439,8 +440,12 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             sorted,
         } = scratch;
         // Whether the level chain is rebuilt: once a batch has taken a
-        // share of its entries out, the rest leave their slots as they are.
-        let mut rebuild = false;
+        // share of its entries out, the rest leave their slots as they are;
+        // from the first step if the batch says it has that many steps.
+        let mut rebuild = {
+            let (steps, _) = steps.size_hint();
+            steps >= REBUILD_MIN && steps * REBUILD_SHARE >= self.levels.len()
+        };
         let mut level_steps = 0;
         // In call order: unfile what the steps move or remove; file the
         // level entries, and mark the others pending in the book.
