@@ -851,6 +851,50 @@ fn a_bucket_refilled_after_its_pruning_waits_again_as_a_new_one() {
     order.check_invariants();
 }
 
+/// Waves of deaths through batches, each after the last wave's buckets
+/// were pruned: the batch that closes a wave's buckets reclaims every
+/// pruned record at once, and the counts, refills included, are as one
+/// record at a time would leave them.
+#[test]
+fn a_wave_of_deaths_after_the_last_was_pruned_counts_as_before() {
+    let wave = if cfg!(miri) { 40 } else { 600 };
+    let mut order = ZOrder::<u32>::with_prune_after(4, 1).unwrap();
+    // Z values of wave `w`: its own, except the first ten, which every
+    // wave shares.
+    let at = |w: u32, i: u32| z(0.5 + f64::from(if i < 10 { i } else { w * 10_000 + i }));
+    for w in 0..4 {
+        let keys = w * wave..(w + 1) * wave;
+        order.apply(keys.clone().map(|key| (key, Some(at(w, key - w * wave)))));
+        order.check_invariants();
+        assert_eq!(
+            order.nonoptimized_buckets(),
+            wave as usize,
+            "wave {w} lives"
+        );
+        order.apply(keys.clone().map(|key| (key, None)));
+        assert_eq!(
+            order.nonoptimized_buckets(),
+            wave as usize,
+            "wave {w} waits"
+        );
+        order.check_invariants();
+        // A refill of a shared Z while it waits: it is live again.
+        order.insert(u32::MAX, at(w, 3)).unwrap();
+        assert_eq!(order.nonoptimized_buckets(), wave as usize, "wave {w}");
+        for _ in 0..2 {
+            let _ = order.back_to_front();
+        }
+        assert_eq!(order.nonoptimized_buckets(), 1, "wave {w} pruned");
+        order.remove(u32::MAX).unwrap();
+        assert_eq!(order.nonoptimized_buckets(), 1, "its bucket waits");
+        for _ in 0..2 {
+            let _ = order.back_to_front();
+        }
+        assert_eq!(order.nonoptimized_buckets(), 0, "all pruned");
+        order.check_invariants();
+    }
+}
+
 #[test]
 fn clear_frees_every_bucket_and_keeps_the_collection_usable() {
     for mut c in every_z(3) {

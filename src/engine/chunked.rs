@@ -58,6 +58,11 @@ impl<T: Copy> ChunkedVec<T> {
         self.chunks[index >> CHUNK_BITS][index % CHUNK] = value;
     }
 
+    /// Removes every element and keeps the chunks.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Room in the directory for `len` elements, so growth to `len` only
     /// allocates chunks; or the allocation error.
     pub(crate) fn try_reserve_to(&mut self, len: usize) -> Result<(), TryReserveError> {
@@ -66,8 +71,8 @@ impl<T: Copy> ChunkedVec<T> {
             .try_reserve(chunks.saturating_sub(self.chunks.len()))
     }
 
-    /// Gives back the directory's unused capacity (chunks past the length
-    /// are already gone: see [`truncate`](Self::truncate)).
+    /// Gives back the directory's unused capacity (the chunks stay: a
+    /// collection that shrinks makes a new vector).
     pub(crate) fn shrink_to_fit(&mut self) {
         self.chunks.shrink_to_fit();
     }

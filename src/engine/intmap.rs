@@ -297,6 +297,23 @@ impl<K: IntKey> IntMap<K> {
         self.len
     }
 
+    /// Slots of its tables: what [`clear`](Self::clear) costs.
+    pub(crate) fn slots(&self) -> usize {
+        self.table.slots() + self.old.slots()
+    }
+
+    /// Removes every entry and keeps the table's memory, as `Vec::clear`
+    /// does (a growth under way ends, its old table freed).
+    pub(crate) fn clear(&mut self) {
+        for chunk in &mut self.table.chunks {
+            chunk.fill(Slot::default());
+        }
+        self.old = Table::default();
+        self.retired = Vec::new();
+        self.moved = 0;
+        self.len = 0;
+    }
+
     pub(crate) fn get(&self, key: K) -> Option<u32> {
         if self.len == 0 {
             return None;

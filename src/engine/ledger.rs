@@ -32,7 +32,9 @@
 //! in a list ordered by that time, and a map from Z to record finds the
 //! one a refill cancels. Records the clock has pruned are reclaimed a few
 //! per mutation, so no call stalls on a pile of dead buckets, and all at
-//! once by `shrink_to_fit`. While no bucket waits unpruned, a refill looks
+//! once by `shrink_to_fit`, or by a mutation that empties at least a
+//! quarter as many buckets as the map has slots, if the clock has pruned
+//! them all (the map is then emptied in one pass, keeping its memory). While no bucket waits unpruned, a refill looks
 //! nothing up (a burst of new Z values after the last burst's buckets were
 //! pruned): the pruned record of its Z, if any, stays until it is
 //! reclaimed, and its Z may meanwhile have a newer record.
@@ -59,6 +61,10 @@ pub(crate) const MIN_CAP: usize = 1024;
 /// never pile up, and bounded by the operation's own size, so that no call
 /// stalls.
 const RECLAIM_PER_CALL: usize = 2;
+
+/// Map slots a reclaim may clear per record it is allowed to drop: a
+/// slot cleared costs a store, a record dropped a probe and its shifts.
+const WHOLESALE_SLOTS: usize = 4;
 
 /// A bucket that waits, or waited if the clock has pruned it and it is
 /// not reclaimed yet: its Z, the clock when it started, and its neighbours
@@ -218,6 +224,7 @@ impl Ledger {
     /// refilled by one operation never waited.
     pub(crate) fn apply(&mut self, opened: &[i32], closed: &[i32]) {
         self.settle();
+        self.reclaim(closed.len() + RECLAIM_PER_CALL);
         // With nothing waiting unpruned, a refilled bucket's record (if it
         // has one left) is a pruned one, reclaimed in its turn: no lookup.
         if *self.unpruned.get_mut() > 0 {
@@ -266,7 +273,6 @@ impl Ledger {
             *self.unpruned.get_mut() += waiting.len();
             debug_assert!(*self.unpruned.get_mut() <= cap);
         }
-        self.reclaim(closed.len() + RECLAIM_PER_CALL);
     }
 
     /// A record for the bucket of `z`, waiting since `since`, at the end
@@ -351,8 +357,21 @@ impl Ledger {
         self.free = id;
     }
 
-    /// Drops up to `count` of the oldest records the clock has pruned.
+    /// Drops up to `count` of the oldest records the clock has pruned; all
+    /// of them at once, keeping their memory, if the clock has pruned
+    /// every record and emptying the map costs no more than `count`
+    /// removals (a wave of deaths after the last wave's buckets were
+    /// pruned: no removal from the map one by one).
     fn reclaim(&mut self, count: usize) {
+        if self.newest != NONE
+            && self.pruned_at(self.record(self.newest).since) <= self.base
+            && self.by_z.slots() <= count.saturating_mul(WHOLESALE_SLOTS)
+        {
+            self.by_z.clear();
+            self.records.clear();
+            (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
+            return;
+        }
         for _ in 0..count {
             let id = self.oldest;
             if id == NONE || self.pruned_at(self.record(id).since) > self.base {
