@@ -864,14 +864,16 @@ fn a_wave_of_deaths_after_the_last_was_pruned_counts_as_before() {
     let at = |w: u32, i: u32| z(0.5 + f64::from(if i < 10 { i } else { w * 10_000 + i }));
     for w in 0..4 {
         let keys = w * wave..(w + 1) * wave;
-        order.apply(keys.clone().map(|key| (key, Some(at(w, key - w * wave)))));
+        let applied = order.apply(keys.clone().map(|key| (key, Some(at(w, key - w * wave)))));
+        assert_eq!(applied.inserted, wave as usize);
         order.check_invariants();
         assert_eq!(
             order.nonoptimized_buckets(),
             wave as usize,
             "wave {w} lives"
         );
-        order.apply(keys.clone().map(|key| (key, None)));
+        let applied = order.apply(keys.clone().map(|key| (key, None)));
+        assert_eq!(applied.removed, wave as usize);
         assert_eq!(
             order.nonoptimized_buckets(),
             wave as usize,
