@@ -361,15 +361,14 @@ impl Ledger {
     /// of them at once, keeping their memory, if the clock has pruned
     /// every record and emptying the map costs no more than `count`
     /// removals (a wave of deaths after the last wave's buckets were
-    /// pruned: no removal from the map one by one).
+    /// pruned: no removal from the map one by one). A call that empties
+    /// one bucket, the usual single change, does not even ask.
+    #[inline]
     fn reclaim(&mut self, count: usize) {
-        if self.newest != NONE
-            && self.pruned_at(self.record(self.newest).since) <= self.base
+        if count > RECLAIM_PER_CALL + 1
             && self.by_z.slots() <= count.saturating_mul(WHOLESALE_SLOTS)
+            && self.reclaim_all()
         {
-            self.by_z.clear();
-            self.records.clear();
-            (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
             return;
         }
         for _ in 0..count {
@@ -379,6 +378,19 @@ impl Ledger {
             }
             self.drop_record(id);
         }
+    }
+
+    /// Drops every record if the clock has pruned them all, keeping their
+    /// memory; returns whether it did.
+    #[cold]
+    fn reclaim_all(&mut self) -> bool {
+        if self.newest == NONE || self.pruned_at(self.record(self.newest).since) > self.base {
+            return false;
+        }
+        self.by_z.clear();
+        self.records.clear();
+        (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
+        true
     }
 
     /// Forgets every bucket: `clear` frees them all.
