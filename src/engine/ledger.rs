@@ -32,9 +32,10 @@
 //! in a list ordered by that time, and a map from Z to record finds the
 //! one a refill cancels. Records the clock has pruned are reclaimed a few
 //! per mutation, so no call stalls on a pile of dead buckets, and all at
-//! once by `shrink_to_fit`, or by a mutation that empties at least a
-//! quarter as many buckets as the map has slots, if the clock has pruned
-//! them all (the map is then emptied in one pass, keeping its memory). While no bucket waits unpruned, a refill looks
+//! once by `shrink_to_fit`, or by a mutation that empties two buckets or
+//! more and at least a quarter as many as the map has slots, once the
+//! clock has pruned them all (the map is then emptied in one pass,
+//! keeping its memory). While no bucket waits unpruned, a refill looks
 //! nothing up (a burst of new Z values after the last burst's buckets were
 //! pruned): the pruned record of its Z, if any, stays until it is
 //! reclaimed, and its Z may meanwhile have a newer record.

@@ -1,5 +1,6 @@
 //! A stable radix sort by a 32-bit key, for the sorts of a batch (its tree
-//! entries by Z, then call order; the Z values it emptied).
+//! entries by Z, then call order; its level entries by level, when there
+//! are many more levels than entries).
 //!
 //! A batch of `k` changes sorts `k` items: a comparison sort costs about
 //! `k log k` comparisons; a radix sort costs one pass to count the bytes
