@@ -507,3 +507,30 @@ fn batches_that_empty_runs_over_several_leaves_count_each_once() {
         batched.check_invariants();
     }
 }
+
+/// An iterator whose lower bound lies (safe code may): a batch takes only
+/// what it yields, and the claim changes nothing but the batch's plan.
+#[test]
+fn a_batch_from_an_iterator_that_claims_too_much_is_applied_as_given() {
+    struct Claims<I>(I);
+    impl<I: Iterator> Iterator for Claims<I> {
+        type Item = I::Item;
+        fn next(&mut self) -> Option<I::Item> {
+            self.0.next()
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            (usize::MAX, None)
+        }
+    }
+    let mut order = ZOrder::<u32>::new(15).unwrap();
+    order.insert(9, z(2.0)).unwrap();
+    let applied = order.apply(Claims(
+        [(1, Some(z(3.0))), (2, Some(z(0.5))), (9, Some(z(1.0)))].into_iter(),
+    ));
+    assert_eq!(
+        (applied.inserted, applied.moved, applied.refused),
+        (2, 1, 0)
+    );
+    assert_eq!(order.back_to_front().collect::<Vec<_>>(), [2, 9, 1]);
+    order.check_invariants();
+}

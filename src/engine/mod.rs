@@ -444,7 +444,8 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         // from the first step if the batch says it has that many steps.
         let mut rebuild = {
             let (steps, _) = steps.size_hint();
-            steps >= REBUILD_MIN && steps * REBUILD_SHARE >= self.levels.len()
+            // (A lower bound is only a hint: an iterator may claim any.)
+            steps >= REBUILD_MIN && steps.saturating_mul(REBUILD_SHARE) >= self.levels.len()
         };
         let mut level_steps = 0;
         // In call order: unfile what the steps move or remove; file the
