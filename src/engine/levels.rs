@@ -501,7 +501,8 @@ impl<E: Entry> Levels<E> {
 
     /// Rebuilds the chain in full blocks, with `new`, sorted by Z, after
     /// the entries of their Z (the new entries are the later Z-actions):
-    /// one pass over the chain for a batch that changes much of it.
+    /// one pass over the chain for a batch that changes much of it. `book`
+    /// holds every entry of `new` (a batch's pending entries).
     pub(crate) fn rebuild<B: Book<E>>(
         &mut self,
         new: impl IntoIterator<Item = (i32, E)>,
@@ -568,7 +569,8 @@ impl<E: Entry> Levels<E> {
         let Writer { block, slot } = *out;
         let block_ref = self.blocks.get_mut(block);
         block_ref.put(slot, z, entry);
-        book.set(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
+        // (Every entry of a rebuild is in the book: held, or pending.)
+        book.moved(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
         let bucket = bucket_of(self.max_level, z);
         if self.lasts[bucket] == 0 {
             self.occupancy.filled(bucket);

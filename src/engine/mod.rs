@@ -138,9 +138,8 @@ struct Scratch<E> {
     tree: Vec<(u32, u32)>,
     /// The radix sort's scratch.
     radix: Vec<(u32, u32)>,
-    /// The level chain's share as each one's bucket and its index in
-    /// `levels`, for the radix sort when there are many more buckets than
-    /// entries (a count per bucket would cost more).
+    /// The level chain's share, when it waits for a rebuild: each one's
+    /// bucket and step, then sorted.
     level_keys: Vec<(u32, u32)>,
     merge: Vec<(i32, E, bool)>,
     /// The tree leaves the batch took entries out of, each with the Z bits
@@ -151,11 +150,8 @@ struct Scratch<E> {
     /// may go on in a leaf it did not touch (scratch).
     closed: Vec<i32>,
     maybe_on: Vec<i32>,
-    /// The level chain's share, keyed by bucket then call order.
-    levels: Vec<(u64, i32, E)>,
-    /// A counting sort's counts, and its output.
+    /// A counting sort's counts.
     counts: Vec<u32>,
-    sorted: Vec<Option<(i32, E)>>,
 }
 
 impl<E> Scratch<E> {
@@ -170,9 +166,7 @@ impl<E> Scratch<E> {
             opened: Vec::new(),
             closed: Vec::new(),
             maybe_on: Vec::new(),
-            levels: Vec::new(),
             counts: Vec::new(),
-            sorted: Vec::new(),
         }
     }
 }
@@ -397,18 +391,20 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     /// it (at least [`REBUILD_MIN`] steps), or from the start if the
     /// iterator's lower bound on its steps is that many. Every
     /// unfiled entry, and every handle a step passed in that the core does
-    /// not keep, goes to `released`. A refused step changes nothing.
+    /// not keep, goes to `release`, which runs no user code (the `Rc`
+    /// faces keep the handles, to drop them after the batch; keys need
+    /// nothing). A refused step changes nothing.
     pub(crate) fn apply(
         &mut self,
         steps: impl IntoIterator<Item = Step<E>>,
-        released: &mut Vec<E>,
+        mut release: impl FnMut(E),
     ) -> Applied {
         let mut steps = steps.into_iter().peekable();
         if steps.peek().is_none() {
             return Applied::default();
         }
         let mut scratch = core::mem::replace(&mut self.scratch, Scratch::new());
-        let result = self.apply_with(&mut steps, released, &mut scratch);
+        let result = self.apply_with(&mut steps, &mut release, &mut scratch);
         scratch.pending.clear();
         scratch.tree.clear();
         scratch.touched.clear();
@@ -421,7 +417,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     fn apply_with(
         &mut self,
         steps: &mut dyn Iterator<Item = Step<E>>,
-        released: &mut Vec<E>,
+        release: &mut impl FnMut(E),
         scratch: &mut Scratch<E>,
     ) -> Applied {
         let mut applied = Applied::default();
@@ -435,9 +431,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             opened,
             closed,
             maybe_on,
-            levels,
             counts,
-            sorted,
         } = scratch;
         // Whether the level chain is rebuilt: once a batch has taken a
         // share of its entries out, the rest leave their slots as they are;
@@ -464,7 +458,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 Some(Ok(target)) if room => Some(target),
                 None if room => None,
                 _ => {
-                    released.push(entry);
+                    release(entry);
                     applied.refused += 1;
                     continue;
                 }
@@ -476,7 +470,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     let earlier = &mut pending[step].1;
                     if !earlier.as_ref().is_some_and(|held| held.same(&entry)) {
                         // Another entry's place (keys: another generation).
-                        released.push(entry);
+                        release(entry);
                         applied.refused += 1;
                         continue;
                     }
@@ -502,17 +496,18 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                         })
                     }
                     None if self.book_holds_other(place, &entry) => {
-                        released.push(entry);
+                        release(entry);
                         applied.refused += 1;
                         continue;
                     }
                     None => None,
                 },
             };
+            let was_held = held.is_some();
             let entry = match (target, held) {
                 (Some(_), Some(held)) => {
                     applied.refiled += 1;
-                    released.push(entry);
+                    release(entry);
                     held
                 }
                 (Some(_), None) => {
@@ -522,12 +517,12 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 (None, Some(held)) => {
                     self.book.set(&held, Place::NOWHERE);
                     applied.unfiled += 1;
-                    released.push(held);
-                    released.push(entry);
+                    release(held);
+                    release(entry);
                     continue;
                 }
                 (None, None) => {
-                    released.push(entry);
+                    release(entry);
                     continue;
                 }
             };
@@ -546,7 +541,12 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 // waits for the merge.
                 _ => {
                     let z = z.expect("a step that files has a Z");
-                    self.book.set(&entry, Place::pending(pending.len()));
+                    let place = Place::pending(pending.len());
+                    if was_held {
+                        self.book.moved(&entry, place);
+                    } else {
+                        self.book.set(&entry, place);
+                    }
                     pending.push((z, Some(entry)));
                 }
             }
@@ -555,62 +555,53 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             .settle_taken(touched, closed, maybe_on, &mut self.book);
         // File what waits: the level chain's share in one rebuild, the
         // tree's in one merge, each sorted by Z then call order.
-        for (order, (z, entry)) in pending.iter_mut().enumerate() {
+        for (order, (z, entry)) in pending.iter().enumerate() {
             if entry.is_none() {
                 continue;
             }
             self.len += 1;
+            // (Steps are below `BATCH_STEPS`, and buckets below 2^16, so
+            // they fit.)
             match self.target(*z).expect("checked") {
-                Target::Bucket(bucket, bits) => {
-                    let entry = entry.take().expect("a pending entry");
-                    levels.push(((bucket as u64) << 32 | order as u64, bits, entry));
-                }
-                // (Steps are below `BATCH_STEPS`, so they fit.)
+                Target::Bucket(bucket, _) => level_keys.push((bucket as u32, order as u32)),
                 Target::Tree(bits) => tree.push((bits as u32 ^ 0x8000_0000, order as u32)),
             }
         }
         if rebuild {
-            // Sorted by bucket, then call order: a counting sort if there
-            // are not many more buckets than entries, else a radix sort.
+            // By bucket, and in call order (the order they were pushed) in
+            // a bucket: a counting sort if there are not many more buckets
+            // than entries, else a radix sort.
             let buckets = self.levels.buckets();
-            sorted.clear();
-            if buckets <= 2 * levels.len() {
+            if buckets <= 2 * level_keys.len() {
                 counts.clear();
                 counts.resize(buckets + 1, 0);
-                for &(key, ..) in levels.iter() {
-                    counts[(key >> 32) as usize + 1] += 1;
+                for &(bucket, _) in level_keys.iter() {
+                    counts[bucket as usize + 1] += 1;
                 }
                 for i in 1..counts.len() {
                     counts[i] += counts[i - 1];
                 }
-                sorted.resize_with(levels.len(), || None);
-                for (key, bits, entry) in levels.drain(..) {
-                    let at = &mut counts[(key >> 32) as usize];
-                    sorted[*at as usize] = Some((bits, entry));
+                radix.clear();
+                radix.resize(level_keys.len(), (0, 0));
+                for &(bucket, order) in level_keys.iter() {
+                    let at = &mut counts[bucket as usize];
+                    radix[*at as usize] = (bucket, order);
                     *at += 1;
                 }
-                let new = sorted
-                    .drain(..)
-                    .map(|item| item.expect("every slot sorted"));
-                self.levels.rebuild(new, &mut self.book);
+                core::mem::swap(level_keys, radix);
             } else {
-                // By bucket, and in call order (the order they were pushed)
-                // in a bucket. (Buckets and steps fit in 32 bits.)
-                level_keys.extend(
-                    (0..)
-                        .zip(levels.iter())
-                        .map(|(at, &(key, ..))| ((key >> 32) as u32, at)),
-                );
                 radix::sort_by_key(level_keys, radix, |&(bucket, _)| bucket);
-                sorted.extend(levels.drain(..).map(|(_, bits, entry)| Some((bits, entry))));
-                let new = level_keys
-                    .drain(..)
-                    .map(|(_, at)| sorted[at as usize].take().expect("each entry once"));
-                self.levels.rebuild(new, &mut self.book);
-                sorted.clear();
             }
+            let new = level_keys.drain(..).map(|(_, order)| {
+                let (z, entry) = &mut pending[order as usize];
+                (z.to_bits(), entry.take().expect("each entry once"))
+            });
+            self.levels.rebuild(new, &mut self.book);
         }
-        debug_assert!(levels.is_empty(), "level entries wait only for a rebuild");
+        debug_assert!(
+            level_keys.is_empty(),
+            "level entries wait only for a rebuild"
+        );
         // By Z, and in call order (the order they were pushed) at one Z.
         radix::sort_by_key(tree, radix, |&(bits, _)| bits);
         let items = tree.drain(..).map(|(bits, order)| {

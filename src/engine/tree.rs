@@ -652,8 +652,8 @@ impl<E: Entry> Tree<E> {
     }
 
     /// Files a batch: `items`, sorted by Z (equal Z in the order they are
-    /// to be filed), each after every entry at or below its Z. Tells `book`
-    /// each new place, and pushes the Z of every run a new entry opens onto
+    /// to be filed), each after every entry at or below its Z; `book`
+    /// holds each (a batch's pending entries), and is told each new place, and pushes the Z of every run a new entry opens onto
     /// `opened`. `scratch` is working memory. [`has_room`](Self::has_room)
     /// must hold for the batch's length.
     ///
@@ -724,7 +724,7 @@ impl<E: Entry> Tree<E> {
                 }
                 to -= 1;
                 leaf_ref.set(to, z, entry);
-                book.set(leaf_ref.get(to), Self::place(leaf, to));
+                book.moved(leaf_ref.get(to), Self::place(leaf, to));
             }
             leaf_ref.len = own + new;
             return;
@@ -761,7 +761,7 @@ impl<E: Entry> Tree<E> {
             for (slot, (z, entry, new)) in entries.by_ref().take(size).enumerate() {
                 target_ref.push(z, entry);
                 if new || piece > 0 {
-                    book.set(target_ref.get(slot), Self::place(target, slot));
+                    book.moved(target_ref.get(slot), Self::place(target, slot));
                 }
             }
             if piece > 0 {

@@ -706,7 +706,7 @@ impl<T: ZSortable + ?Sized, L: Layout> RcZCollection<T, L> {
             })
             .collect();
         let mut released = Vec::new();
-        let applied = self.core.0.apply(steps, &mut released);
+        let applied = self.core.0.apply(steps, |handle| released.push(handle));
         // Every change has taken effect: now extra handles may be dropped.
         release(released.into_iter());
         Applied {
@@ -877,7 +877,7 @@ impl<T: ZSortable + ?Sized, L: Layout> RcZCollection<T, L> {
                 .map(|(object, bits)| Step::File(object, I16F16::from_bits(bits)))
         });
         let mut released = Vec::new();
-        let applied = self.core.0.apply(steps, &mut released);
+        let applied = self.core.0.apply(steps, |handle| released.push(handle));
         debug_assert_eq!(applied.refused, 0);
         release(released.into_iter());
         Ok(())
