@@ -104,6 +104,15 @@ enum Target {
     Tree(i32),
 }
 
+impl Target {
+    /// The Z bits.
+    fn bits(self) -> i32 {
+        match self {
+            Target::Bucket(_, bits) | Target::Tree(bits) => bits,
+        }
+    }
+}
+
 /// One step of a batch.
 #[derive(Debug)]
 pub(crate) enum Step<E> {
@@ -131,8 +140,8 @@ pub(crate) struct Applied {
 /// not allocate.
 struct Scratch<E> {
     /// The entries to file, in call order (a later step for the same entry
-    /// takes over its earlier one, leaving `None`), with their Z.
-    pending: Vec<(I16F16, Option<E>)>,
+    /// takes over its earlier one, leaving `None`), with where each goes.
+    pending: Vec<(Target, Option<E>)>,
     /// The tree's share of them: each one's Z bits (with the sign bit
     /// flipped, so they sort as unsigned) and step, then sorted.
     tree: Vec<(u32, u32)>,
@@ -540,14 +549,14 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 // ... unless the chain waits for its rebuild; a tree entry
                 // waits for the merge.
                 _ => {
-                    let z = z.expect("a step that files has a Z");
+                    let target = target.expect("a step that files has a target");
                     let place = Place::pending(pending.len());
                     if was_held {
                         self.book.moved(&entry, place);
                     } else {
                         self.book.set(&entry, place);
                     }
-                    pending.push((z, Some(entry)));
+                    pending.push((target, Some(entry)));
                 }
             }
         }
@@ -555,14 +564,14 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             .settle_taken(touched, closed, maybe_on, &mut self.book);
         // File what waits: the level chain's share in one rebuild, the
         // tree's in one merge, each sorted by Z then call order.
-        for (order, (z, entry)) in pending.iter().enumerate() {
+        for (order, (target, entry)) in pending.iter().enumerate() {
             if entry.is_none() {
                 continue;
             }
             self.len += 1;
             // (Steps are below `BATCH_STEPS`, and buckets below 2^16, so
             // they fit.)
-            match self.target(*z).expect("checked") {
+            match *target {
                 Target::Bucket(bucket, _) => level_keys.push((bucket as u32, order as u32)),
                 Target::Tree(bits) => tree.push((bits as u32 ^ 0x8000_0000, order as u32)),
             }
@@ -581,7 +590,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 for i in 1..counts.len() {
                     counts[i] += counts[i - 1];
                 }
-                radix.clear();
+                // (What `radix` held is overwritten, never read.)
                 radix.resize(level_keys.len(), (0, 0));
                 for &(bucket, order) in level_keys.iter() {
                     let at = &mut counts[bucket as usize];
@@ -593,8 +602,8 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 radix::sort_by_key(level_keys, radix, |&(bucket, _)| bucket);
             }
             let new = level_keys.drain(..).map(|(_, order)| {
-                let (z, entry) = &mut pending[order as usize];
-                (z.to_bits(), entry.take().expect("each entry once"))
+                let (target, entry) = &mut pending[order as usize];
+                (target.bits(), entry.take().expect("each entry once"))
             });
             self.levels.rebuild(new, &mut self.book);
         }

@@ -37,7 +37,8 @@ pub(crate) fn sort_by_key<T: Copy + Default>(
             counts[(key >> (8 * byte)) as u8 as usize] += 1;
         }
     }
-    buffer.clear();
+    // (Every item of `buffer` is overwritten before it is read: only its
+    // growth needs a value.)
     buffer.resize(len, T::default());
     for (byte, counts) in counts.iter().enumerate() {
         // A byte every key shares orders nothing.
