@@ -148,6 +148,17 @@ impl<E: Entry> Block<E> {
         self.fill(slot, slot);
     }
 
+    /// Puts `entry` in `slot`, the first free slot of a block filled in
+    /// ascending Z from slot 0 since it was made or reset (as a rebuild
+    /// fills them): the free slots after it keep `i32::MAX`, at or above
+    /// any Z, so none needs a new value.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, slot: usize, z: i32, entry: E) {
+        debug_assert!(self.occupied == (1 << slot) - 1 && self.zs[slot] == i32::MAX);
+        debug_assert!(slot == 0 || self.zs[slot - 1] <= z);
+        self.place(slot, z, entry);
+    }
+
     /// Puts `entry` in the free `slot` and leaves the free slots around it
     /// as they are: a run of these, in ascending order into neighbouring
     /// slots, ends with a [`fill`](Self::fill) of the run (filling after

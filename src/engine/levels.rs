@@ -568,7 +568,7 @@ impl<E: Entry> Levels<E> {
         }
         let Writer { block, slot } = *out;
         let block_ref = self.blocks.get_mut(block);
-        block_ref.put(slot, z, entry);
+        block_ref.push(slot, z, entry);
         // (Every entry of a rebuild is in the book: held, or pending.)
         book.moved(block_ref.get(slot), Place::leaf(Chain::Levels, block, slot));
         let bucket = bucket_of(self.max_level, z);
