@@ -193,10 +193,15 @@ impl<E: Entry> Levels<E> {
         self.blocks.get(block)
     }
 
-    /// Whether `count` insertions cannot run out of block ids (each may
-    /// split a block, or make one).
+    /// How many insertions cannot run out of block ids (each may split a
+    /// block, or make one: one block each).
+    pub(crate) fn room(&self) -> usize {
+        self.blocks.room()
+    }
+
+    /// Whether `count` insertions cannot run out of block ids.
     pub(crate) fn has_room(&self, count: usize) -> bool {
-        self.blocks.has_room(count)
+        self.room() >= count
     }
 
     /// The slot of the entry of `block` for which `is` holds, if it is at

@@ -451,18 +451,26 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             steps >= REBUILD_MIN && steps.saturating_mul(REBUILD_SHARE) >= self.levels.len()
         };
         let mut level_steps = 0;
+        // Steps for which the room check below cannot fail: after `i`
+        // steps at most `i` entries are pending and at most `i` level
+        // entries were filed, each taking at most a block; the tree takes
+        // no node until the merge.
+        let certain = BATCH_STEPS
+            .min(self.levels.room() / 2)
+            .min(self.tree.room());
         // In call order: unfile what the steps move or remove; file the
         // level entries, and mark the others pending in the book.
-        for step in steps {
+        for (i, step) in steps.enumerate() {
             let (entry, z) = match step {
                 Step::File(entry, z) => (entry, Some(z)),
                 Step::Unfile(entry) => (entry, None),
             };
             // Room to file every pending entry (each may take a leaf): past
             // 2^28 entries or a billion steps, the rest is refused.
-            let room = pending.len() < BATCH_STEPS
-                && self.levels.has_room(pending.len() + 1)
-                && self.tree.has_room(pending.len() + 1);
+            let room = i < certain
+                || (pending.len() < BATCH_STEPS
+                    && self.levels.has_room(pending.len() + 1)
+                    && self.tree.has_room(pending.len() + 1));
             let target = match z.map(|z| self.target(z)) {
                 Some(Ok(target)) if room => Some(target),
                 None if room => None,

@@ -145,10 +145,11 @@ impl<N> Pool<N> {
         self.slot(id)?.as_deref()
     }
 
-    /// Whether `count` more nodes can be stored.
-    pub(crate) fn has_room(&self, count: usize) -> bool {
+    /// How many more nodes can be stored.
+    #[inline]
+    pub(crate) fn room(&self) -> usize {
         let unused = (self.id_limit as usize).saturating_sub(self.ids);
-        self.free_ids.len() + unused >= count
+        self.free_ids.len() + unused
     }
 
     /// Two different live nodes at once.

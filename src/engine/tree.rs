@@ -157,11 +157,16 @@ impl<E: Entry> Tree<E> {
         self.inners.try_reserve(inners)
     }
 
-    /// Whether `count` insertions cannot run out of node ids: each may
-    /// take a leaf and one inner node per level, plus a new root.
+    /// How many insertions cannot run out of node ids: each may take a
+    /// leaf and one inner node per level, plus a new root.
+    pub(crate) fn room(&self) -> usize {
+        let inners = self.inners.room() / (self.height + 2);
+        self.leaves.room().min(inners)
+    }
+
+    /// Whether `count` insertions cannot run out of node ids.
     pub(crate) fn has_room(&self, count: usize) -> bool {
-        let inners = count.saturating_mul(self.height + 2);
-        self.leaves.has_room(count) && self.inners.has_room(inners)
+        self.room() >= count
     }
 
     /// The slot of the entry of `leaf` for which `is` holds, looked for at
