@@ -541,13 +541,15 @@ impl<E: Entry> Levels<E> {
                 let (z, entry) = self.blocks.get_mut(block).take(slot);
                 self.append(&mut out, z, entry, book);
             }
-            self.blocks.free(block);
+            // (The new chain's blocks are made from the old one's.)
+            self.blocks.free_for_reuse(block);
             block = next;
         }
         for (z, entry) in new {
             self.len += 1;
             self.append(&mut out, z, entry, book);
         }
+        self.blocks.trim_spares();
         let mut bucket = self.occupancy.next_from(0);
         while let Some(b) = bucket {
             let (block, end) = self.last_of(b);

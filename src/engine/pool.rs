@@ -119,14 +119,34 @@ impl<N> Pool<N> {
         Some(id)
     }
 
+    /// Spares kept: a quarter of the live nodes, or `MIN_SPARES`.
+    fn spares_bound(&self) -> usize {
+        MIN_SPARES.max(self.live() / 4)
+    }
+
     /// Frees node `id`; its allocation becomes a spare while spares number
-    /// fewer than a quarter of the live nodes (or `MIN_SPARES`).
+    /// fewer than the bound.
     pub(crate) fn free(&mut self, id: u32) {
         let node = self.slot_mut(id).take().expect("a live node");
         self.free_ids.push(id);
-        if self.spares.len() < MIN_SPARES.max(self.live() / 4) {
+        if self.spares.len() < self.spares_bound() {
             self.spares.push(node);
         }
+    }
+
+    /// Frees node `id` and keeps its allocation whatever the bound, for a
+    /// pass that frees nodes and stores as many again; the pass ends with
+    /// [`trim_spares`](Self::trim_spares).
+    pub(crate) fn free_for_reuse(&mut self, id: u32) {
+        let node = self.slot_mut(id).take().expect("a live node");
+        self.free_ids.push(id);
+        self.spares.push(node);
+    }
+
+    /// Gives back the spares beyond the bound.
+    pub(crate) fn trim_spares(&mut self) {
+        let bound = self.spares_bound();
+        self.spares.truncate(bound);
     }
 
     #[inline]
