@@ -164,9 +164,11 @@ impl<E: Entry> Tree<E> {
         self.leaves.room().min(inners)
     }
 
-    /// Whether `count` insertions cannot run out of node ids.
+    /// Whether `count` insertions cannot run out of node ids: what
+    /// [`room`](Self::room) tells, with no division.
     pub(crate) fn has_room(&self, count: usize) -> bool {
-        self.room() >= count
+        let inners = count.saturating_mul(self.height + 2);
+        self.leaves.room() >= count && self.inners.room() >= inners
     }
 
     /// The slot of the entry of `leaf` for which `is` holds, looked for at
