@@ -14,7 +14,9 @@
 //! A freed node keeps its allocation in a bounded stock of spares, so a
 //! collection in a steady state (as many nodes freed as taken) allocates
 //! nothing; beyond the bound, freed nodes go back to the allocator at once,
-//! so memory follows the live nodes down after a burst.
+//! so memory follows the live nodes down after a burst. A pass that frees
+//! nodes to store as many again (the level chain's rebuild) keeps them
+//! all until it ends, then trims the stock to the bound.
 
 use alloc::boxed::Box;
 use alloc::collections::TryReserveError;
