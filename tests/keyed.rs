@@ -534,3 +534,81 @@ fn a_batch_from_an_iterator_that_claims_too_much_is_applied_as_given() {
     assert_eq!(order.back_to_front().collect::<Vec<_>>(), [2, 9, 1]);
     order.check_invariants();
 }
+
+#[test]
+fn a_batch_whose_iterator_panics_keeps_the_changes_it_gave() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut start = ZOrder::<Entity>::with_prune_after(31, 2).unwrap();
+    // Keys at levels, at the default Z and at fractional Z values, and a
+    // bucket waiting to be pruned.
+    for i in 0..300 {
+        let at = match i % 3 {
+            0 => z(f64::from(i % 16)),
+            1 => z(f64::from(i) / 7.0 + 0.01),
+            _ => DEFAULT_Z,
+        };
+        start.insert(entity(i, 0), at).unwrap();
+    }
+    start.remove(entity(1, 0)).unwrap();
+    // Every kind of step: moves within and across the chains, removals,
+    // new keys, a stale generation.
+    let change = |i: u32| {
+        let key = entity(i % 400, u32::from(i == 7));
+        match i % 5 {
+            0 => (key, None),
+            1 | 2 => (key, Some(z(f64::from(i % 16)))),
+            3 => (key, Some(z(f64::from(i) / 11.0 + 0.02))),
+            _ => (key, Some(DEFAULT_Z)),
+        }
+    };
+    let one_by_one = |steps: u32| {
+        let mut order = start.clone();
+        for (key, at) in (0..steps).map(change) {
+            match at {
+                Some(at) if order.contains(key) => order.set_z(key, at).unwrap(),
+                Some(at) => {
+                    let _ = order.insert(key, at);
+                }
+                None => {
+                    let _ = order.remove(key);
+                }
+            }
+        }
+        order
+    };
+    // A panic before the first step, after one, after a share that
+    // switches the level chain to its rebuild, and just before the end.
+    for given in [0, 1, 40, 599] {
+        // What the changes given do as a batch that ends well: the order
+        // one call at a time gives (a batch's buckets emptied and refilled
+        // never wait: only the order is compared with that).
+        let mut expected = start.clone();
+        let _ = expected.apply((0..given).map(change));
+        assert!(expected == one_by_one(given));
+        let steps = || {
+            (0..600).map(move |i| {
+                assert!(i < given, "the caller's iterator panics");
+                change(i)
+            })
+        };
+        let mut order = start.clone();
+        let outcome = catch_unwind(AssertUnwindSafe(|| order.apply(steps())));
+        assert!(outcome.is_err());
+        order.check_invariants();
+        assert!(order == expected, "the {given} changes before the panic");
+        assert_eq!(
+            order.nonoptimized_buckets(),
+            expected.nonoptimized_buckets()
+        );
+        let mut order = start.clone();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            order.extend(steps().filter_map(|(key, at)| Some((key, at?))));
+        }));
+        assert!(outcome.is_err());
+        order.check_invariants();
+    }
+    let mut order = start.clone();
+    let _ = order.apply((0..600).map(change));
+    order.check_invariants();
+    assert!(order == one_by_one(600));
+}

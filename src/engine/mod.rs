@@ -161,6 +161,9 @@ struct Scratch<E> {
     maybe_on: Vec<i32>,
     /// A counting sort's counts.
     counts: Vec<u32>,
+    /// Whether the level chain waits for a rebuild (set while the steps
+    /// are taken).
+    rebuild: bool,
 }
 
 impl<E> Scratch<E> {
@@ -176,7 +179,31 @@ impl<E> Scratch<E> {
             closed: Vec::new(),
             maybe_on: Vec::new(),
             counts: Vec::new(),
+            rebuild: false,
         }
+    }
+}
+
+/// A batch that ends when it goes: the steps the core took from the
+/// iterator are filed when it is dropped, whether the iterator ran out or
+/// panicked between two steps. In the latter case the steps it gave take
+/// effect, as `Vec::extend` keeps what it pushed, and the core is sound.
+struct Batch<'a, E: Entry, B: Book<E>> {
+    core: &'a mut Core<E, B>,
+    scratch: Scratch<E>,
+}
+
+impl<E: Entry, B: Book<E>> Drop for Batch<'_, E, B> {
+    fn drop(&mut self) {
+        let mut scratch = core::mem::replace(&mut self.scratch, Scratch::new());
+        self.core.file_pending(&mut scratch);
+        scratch.pending.clear();
+        scratch.tree.clear();
+        scratch.touched.clear();
+        scratch.opened.clear();
+        scratch.closed.clear();
+        scratch.rebuild = false;
+        self.core.scratch = scratch;
     }
 }
 
@@ -402,7 +429,8 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
     /// unfiled entry, and every handle a step passed in that the core does
     /// not keep, goes to `release`, which runs no user code (the `Rc`
     /// faces keep the handles, to drop them after the batch; keys need
-    /// nothing). A refused step changes nothing.
+    /// nothing). A refused step changes nothing. If the iterator panics,
+    /// the steps it gave before take effect and the core stays sound.
     pub(crate) fn apply(
         &mut self,
         steps: impl IntoIterator<Item = Step<E>>,
@@ -412,18 +440,24 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         if steps.peek().is_none() {
             return Applied::default();
         }
-        let mut scratch = core::mem::replace(&mut self.scratch, Scratch::new());
-        let result = self.apply_with(&mut steps, &mut release, &mut scratch);
-        scratch.pending.clear();
-        scratch.tree.clear();
-        scratch.touched.clear();
-        scratch.opened.clear();
-        scratch.closed.clear();
-        self.scratch = scratch;
-        result
+        let scratch = core::mem::replace(&mut self.scratch, Scratch::new());
+        let mut batch = Batch {
+            core: self,
+            scratch,
+        };
+        let Batch { core, scratch } = &mut batch;
+        let applied = core.take_steps(&mut steps, &mut release, scratch);
+        // (Dropping `batch` files what the steps left pending.)
+        drop(batch);
+        applied
     }
 
-    fn apply_with(
+    /// The first half of a batch: takes the steps in call order, unfiles
+    /// what they move or remove, files the level entries (unless the
+    /// level chain waits for a rebuild), and marks the others pending.
+    /// Between two steps the core is ready for
+    /// [`file_pending`](Self::file_pending).
+    fn take_steps(
         &mut self,
         steps: &mut dyn Iterator<Item = Step<E>>,
         release: &mut impl FnMut(E),
@@ -432,20 +466,14 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         let mut applied = Applied::default();
         let Scratch {
             pending,
-            tree,
-            radix,
-            level_keys,
-            merge,
             touched,
-            opened,
-            closed,
-            maybe_on,
-            counts,
+            rebuild,
+            ..
         } = scratch;
         // Whether the level chain is rebuilt: once a batch has taken a
         // share of its entries out, the rest leave their slots as they are;
         // from the first step if the batch says it has that many steps.
-        let mut rebuild = {
+        *rebuild = {
             let (steps, _) = steps.size_hint();
             // (A lower bound is only a hint: an iterator may claim any.)
             steps >= REBUILD_MIN && steps.saturating_mul(REBUILD_SHARE) >= self.levels.len()
@@ -500,12 +528,12 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     Some(at) => {
                         self.len -= 1;
                         Some(match at.chain {
-                            Chain::Levels if rebuild => {
+                            Chain::Levels if *rebuild => {
                                 self.levels.take_for_rebuild(at.leaf, at.slot).0
                             }
                             Chain::Levels => {
                                 level_steps += 1;
-                                rebuild = level_steps >= REBUILD_MIN
+                                *rebuild = level_steps >= REBUILD_MIN
                                     && level_steps * REBUILD_SHARE >= self.levels.len();
                                 self.levels.remove(at.leaf, at.slot, &mut self.book).0
                             }
@@ -547,11 +575,11 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 // A level entry is filed at once, in call order, as one by
                 // one (the level chain orders only entries of one Z, and
                 // a later step for it finds it where it is)...
-                Some(Target::Bucket(bucket, bits)) if !rebuild => {
+                Some(Target::Bucket(bucket, bits)) if !*rebuild => {
                     level_steps += 1;
                     self.len += 1;
                     self.levels.insert(bits, bucket, entry, &mut self.book);
-                    rebuild = level_steps >= REBUILD_MIN
+                    *rebuild = level_steps >= REBUILD_MIN
                         && level_steps * REBUILD_SHARE >= self.levels.len();
                 }
                 // ... unless the chain waits for its rebuild; a tree entry
@@ -568,6 +596,26 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 }
             }
         }
+        applied
+    }
+
+    /// The second half of a batch: closes the holes the steps left in the
+    /// tree, files what they left pending (the level chain's share in one
+    /// rebuild, the tree's in one merge), and tells the ledger.
+    fn file_pending(&mut self, scratch: &mut Scratch<E>) {
+        let Scratch {
+            pending,
+            tree,
+            radix,
+            level_keys,
+            merge,
+            touched,
+            opened,
+            closed,
+            maybe_on,
+            counts,
+            rebuild,
+        } = scratch;
         self.tree
             .settle_taken(touched, closed, maybe_on, &mut self.book);
         // File what waits: the level chain's share in one rebuild, the
@@ -584,7 +632,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 Target::Tree(bits) => tree.push((bits as u32 ^ 0x8000_0000, order as u32)),
             }
         }
-        if rebuild {
+        if *rebuild {
             // By bucket, and in call order (the order they were pushed) in
             // a bucket: a counting sort if there are not many more buckets
             // than entries, else a radix sort.
@@ -663,7 +711,6 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             self.ledger
                 .apply(&opened[..opened_only], &closed[..closed_only]);
         }
-        applied
     }
 
     /// Whether `place`, where the book says an entry is, holds another

@@ -808,7 +808,9 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// holds) is skipped, and counted.
     ///
     /// The whole batch counts as one operation for pruning: a bucket it
-    /// empties and refills never waits.
+    /// empties and refills never waits. If `changes` panics, the changes
+    /// it gave before the panic have taken effect, as `Vec::extend` keeps
+    /// what it pushed, and the collection is sound.
     ///
     /// ```
     /// use zorder::{I16F16, ZOrder};
