@@ -246,6 +246,24 @@ fn clear_on_a_full_collection_frees_everything_keyed() {
     clear_frees_everything::<Keyed>();
 }
 
+/// `clear` also gives back the buffer in which an in-walk update collects
+/// its decisions.
+#[test]
+fn clear_after_an_update_frees_everything_keyed() {
+    let before = held();
+    let mut order = ZOrder::<u32>::new(31).unwrap();
+    let fresh = held() - before;
+    for key in 0..DEATHS / 10 {
+        order.insert(key, level(key % 16)).unwrap();
+    }
+    order.retain(|key, _| key % 2 == 0);
+    order.clear();
+    let cleared = held() - before;
+    drop(order);
+    assert_eq!(held() - before, 0, "drop frees everything");
+    assert_eq!(cleared, fresh, "clear frees everything");
+}
+
 /// How the objects of a growth get their Z.
 #[derive(Clone, Copy, Debug)]
 enum Zs {

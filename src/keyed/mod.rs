@@ -858,6 +858,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// ```
     pub fn clear(&mut self) {
         self.core.release_scratch();
+        self.decided = Vec::new();
         drop(self.core.detach());
         *self.core.book_mut() = KeyTable::default();
     }
