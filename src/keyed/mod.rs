@@ -1220,7 +1220,8 @@ impl<K: ZKey, L: Layout> Extend<(K, I16F16)> for ZOrder<K, L> {
     /// overwrites. A pair the collection refuses (a Z a simple layout has
     /// no level for, an index another generation holds) is skipped; use
     /// [`apply`](ZOrder::apply) to count them, or insert one by one to see
-    /// each error.
+    /// each error. If the iterator panics, the pairs it gave before take
+    /// effect, as with `apply`.
     fn extend<I: IntoIterator<Item = (K, I16F16)>>(&mut self, pairs: I) {
         let _ = self.apply(pairs.into_iter().map(|(key, z)| (key, Some(z))));
     }
