@@ -612,3 +612,37 @@ fn a_batch_whose_iterator_panics_keeps_the_changes_it_gave() {
     order.check_invariants();
     assert!(order == one_by_one(600));
 }
+
+#[test]
+fn a_key_whose_index_panics_inside_a_batch_does_not_abort() {
+    use std::cell::Cell;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    thread_local! {
+        static ARMED: Cell<bool> = const { Cell::new(false) };
+    }
+    /// A key whose `index` panics once armed (against its documentation).
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    struct Hostile(u32);
+    impl ZKey for Hostile {
+        fn index(&self) -> usize {
+            assert!(!ARMED.with(Cell::get), "a hostile index");
+            self.0 as usize
+        }
+    }
+    let mut order = ZOrder::<Hostile>::new(15).unwrap();
+    order.insert(Hostile(1), z(0.25)).unwrap();
+    // The key goes pending at a fractional Z, then its index panics in
+    // the middle of its second step: the batch must not call it again
+    // while the panic unwinds (a second panic would abort the process).
+    let steps = (0..3).map(|i| {
+        if i == 2 {
+            ARMED.with(|armed| armed.set(true));
+        }
+        (Hostile(1), Some(z(0.5 + f64::from(i))))
+    });
+    let outcome = catch_unwind(AssertUnwindSafe(|| order.apply(steps)));
+    ARMED.with(|armed| armed.set(false));
+    assert!(outcome.is_err());
+    // The state is unspecified, but dropping it is sound.
+    drop(order);
+}

@@ -164,6 +164,9 @@ struct Scratch<E> {
     /// Whether the level chain waits for a rebuild (set while the steps
     /// are taken).
     rebuild: bool,
+    /// Whether a step is under way (its entry maybe taken out and not
+    /// yet pending): only the key's `index` or `Eq` can panic there.
+    mid_step: bool,
 }
 
 impl<E> Scratch<E> {
@@ -180,6 +183,7 @@ impl<E> Scratch<E> {
             maybe_on: Vec::new(),
             counts: Vec::new(),
             rebuild: false,
+            mid_step: false,
         }
     }
 }
@@ -188,6 +192,10 @@ impl<E> Scratch<E> {
 /// iterator are filed when it is dropped, whether the iterator ran out or
 /// panicked between two steps. In the latter case the steps it gave take
 /// effect, as `Vec::extend` keeps what it pushed, and the core is sound.
+/// A panic in the middle of a step (a key's `index` or `Eq`, which must
+/// not panic) files nothing: the core is left in the unspecified state
+/// their documentation warns of, and the key is not called again while
+/// the panic unwinds.
 struct Batch<'a, E: Entry, B: Book<E>> {
     core: &'a mut Core<E, B>,
     scratch: Scratch<E>,
@@ -196,13 +204,16 @@ struct Batch<'a, E: Entry, B: Book<E>> {
 impl<E: Entry, B: Book<E>> Drop for Batch<'_, E, B> {
     fn drop(&mut self) {
         let mut scratch = core::mem::replace(&mut self.scratch, Scratch::new());
-        self.core.file_pending(&mut scratch);
+        if !scratch.mid_step {
+            self.core.file_pending(&mut scratch);
+        }
         scratch.pending.clear();
         scratch.tree.clear();
         scratch.touched.clear();
         scratch.opened.clear();
         scratch.closed.clear();
         scratch.rebuild = false;
+        scratch.mid_step = false;
         self.core.scratch = scratch;
     }
 }
@@ -468,6 +479,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             pending,
             touched,
             rebuild,
+            mid_step,
             ..
         } = scratch;
         // Whether the level chain is rebuilt: once a batch has taken a
@@ -488,7 +500,11 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             .min(self.tree.room());
         // In call order: unfile what the steps move or remove; file the
         // level entries, and mark the others pending in the book.
-        for (i, step) in steps.enumerate() {
+        for i in 0.. {
+            // (The caller's iterator runs between two steps.)
+            *mid_step = false;
+            let Some(step) = steps.next() else { break };
+            *mid_step = true;
             let (entry, z) = match step {
                 Step::File(entry, z) => (entry, Some(z)),
                 Step::Unfile(entry) => (entry, None),
@@ -615,6 +631,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             maybe_on,
             counts,
             rebuild,
+            mid_step: _,
         } = scratch;
         self.tree
             .settle_taken(touched, closed, maybe_on, &mut self.book);
