@@ -650,6 +650,73 @@ fn point6_iterators_are_exact_double_ended_fused_and_clone() {
     assert!(format!("{:?}", scene.back_to_front()).contains("remaining: 6"));
 }
 
+/// `fold` and `rfold` take a run at a time; where the other end has
+/// already taken part of the same run, or a range ends inside it, they
+/// stop where they must.
+#[test]
+fn point6_a_fold_stops_where_the_other_end_took_over() {
+    let mut order = ZOrder::<u32>::new(3).unwrap();
+    let mut scene = FixedPointZCollection::new(3).unwrap();
+    // Few enough to share a block per level, and a few in the tree.
+    let zs: Vec<I16F16> = (0..24)
+        .map(|i| [z(1.0), z(2.0), z(1.5), z(1.0), z(3.0)][i % 5])
+        .collect();
+    let objects: Vec<Obj> = zs
+        .iter()
+        .map(|&v| Rc::new(ZObject::new(Cell::new(v))))
+        .collect();
+    for (i, &v) in zs.iter().enumerate() {
+        order.insert(i as u32, v).unwrap();
+        scene.add(&objects[i]).unwrap();
+    }
+    let expected: Vec<u32> = sorted_ids(&zs).into_iter().map(|i| i as u32).collect();
+    let id = |o: &Obj| objects.iter().position(|h| Rc::ptr_eq(h, o)).unwrap() as u32;
+    for front in 0..=zs.len() {
+        for back in 0..=zs.len() - front {
+            let middle = &expected[front..zs.len() - back];
+            let mut keys = order.back_to_front();
+            let mut handles = scene.back_to_front();
+            for _ in 0..front {
+                keys.next();
+                handles.next();
+            }
+            for _ in 0..back {
+                keys.next_back();
+                handles.next_back();
+            }
+            let folded = |walk: &mut dyn FnMut(&mut Vec<u32>)| {
+                let mut seen = Vec::new();
+                walk(&mut seen);
+                seen
+            };
+            let up = folded(&mut |seen| keys.clone().fold((), |(), k| seen.push(k)));
+            let mut down = folded(&mut |seen| keys.clone().rfold((), |(), k| seen.push(k)));
+            down.reverse();
+            assert_eq!((up.as_slice(), down.as_slice()), (middle, middle));
+            let up = folded(&mut |seen| handles.clone().for_each(|o| seen.push(id(o))));
+            let mut down = folded(&mut |seen| handles.clone().rev().for_each(|o| seen.push(id(o))));
+            down.reverse();
+            assert_eq!((up.as_slice(), down.as_slice()), (middle, middle));
+        }
+    }
+    // A range that ends inside a level's block, walked from either end.
+    let inside: Vec<u32> = expected
+        .iter()
+        .copied()
+        .filter(|&k| zs[k as usize] >= z(1.5) && zs[k as usize] <= z(2.0))
+        .collect();
+    let range = order.range(z(1.5)..=z(2.0));
+    let mut from_back = range.clone();
+    from_back.next_back();
+    let mut up = Vec::new();
+    from_back.fold((), |(), (k, _)| up.push(k));
+    assert_eq!(up, inside[..inside.len() - 1]);
+    let mut down = Vec::new();
+    range.rfold((), |(), (k, _)| down.push(k));
+    down.reverse();
+    assert_eq!(down, inside);
+}
+
 #[test]
 fn point6_nested_traversals_see_every_pair() {
     let mut order = ZOrder::<u32>::new(3).unwrap();

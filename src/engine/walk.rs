@@ -337,6 +337,27 @@ impl Ends {
         }
         count
     }
+
+    /// Counts the set bits of `mask` as yielded and returns them, or as
+    /// many of its lowest as are left to yield (where the ends meet, or a
+    /// range's count ends inside a run).
+    #[inline]
+    fn yield_lowest(&mut self, mask: Mask) -> Mask {
+        let count = mask.count_ones() as usize;
+        if count <= self.remaining {
+            self.remaining -= count;
+            return mask;
+        }
+        let mut rest = mask;
+        let mut kept = 0;
+        for _ in 0..self.remaining {
+            let lowest = rest & rest.wrapping_neg();
+            kept |= lowest;
+            rest ^= lowest;
+        }
+        self.remaining = 0;
+        kept
+    }
 }
 
 impl<E: Entry> Run<'_, E> {
@@ -480,17 +501,15 @@ impl<'a, E: Entry> Walk<'a, E> {
     ) -> B {
         loop {
             if let Some(block) = self.up_block {
-                let mut mask = core::mem::take(&mut self.up_mask);
-                // In locals, so the loop keeps them in registers; the slot
-                // masked, so indexing needs no bounds check.
-                let mut remaining = self.ends.remaining;
-                while mask != 0 && remaining != 0 {
+                // The slots to yield, counted once (the loop keeps the
+                // mask in a register); the slot masked, so indexing needs
+                // no bounds check.
+                let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.up_mask));
+                while mask != 0 {
                     let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
                     mask &= mask - 1;
-                    remaining -= 1;
                     acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                 }
-                self.ends.remaining = remaining;
             }
             let take = self.up.len().min(self.ends.remaining);
             for (i, slot) in self.up[..take].iter().enumerate() {
@@ -517,16 +536,15 @@ impl<'a, E: Entry> Walk<'a, E> {
                 // Walking down a reversed mask takes the lowest bit, the
                 // cheaper step.
                 let shift = Mask::BITS as usize - BLOCK_SLOTS;
-                let mut mask = core::mem::take(&mut self.down_mask).reverse_bits() >> shift;
-                let mut remaining = self.ends.remaining;
-                while mask != 0 && remaining != 0 {
+                let mut mask = self
+                    .ends
+                    .yield_lowest(core::mem::take(&mut self.down_mask).reverse_bits() >> shift);
+                while mask != 0 {
                     let slot =
                         (BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize) & (BLOCK_SLOTS - 1);
                     mask &= mask - 1;
-                    remaining -= 1;
                     acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                 }
-                self.ends.remaining = remaining;
             }
             let take = self.down.len().min(self.ends.remaining);
             let start = self.down.len() - take;
