@@ -383,7 +383,10 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
 
     /// Walks the objects back to front: ascending Z, and at equal Z in the
     /// order of their last Z-action (the legacy `backToFrontIterator()`).
-    /// Each call counts as a traversal for pruning.
+    /// Each call counts as a traversal for pruning. For a walk on a hot
+    /// path, `for_each` or `fold` read each run in one tight loop, where
+    /// a `for` loop takes a step a call (as on the keyed face:
+    /// [`ZOrder::back_to_front`](crate::ZOrder::back_to_front)).
     ///
     /// ```
     /// # use std::{cell::Cell, rc::Rc};
