@@ -369,6 +369,13 @@ impl<E: Entry> Run<'_, E> {
     }
 }
 
+/// A block's mask with slot `s` at bit `BLOCK_SLOTS - 1 - s`, so that
+/// the lowest bit is the highest slot.
+#[inline]
+fn reversed(mask: Mask) -> Mask {
+    mask.reverse_bits() >> (Mask::BITS as usize - BLOCK_SLOTS)
+}
+
 /// A walk over a collection's entries, yielding each with its Z bits (or,
 /// when asked not to, with 0, skipping the load).
 pub(crate) struct Walk<'a, E: Entry> {
@@ -382,6 +389,9 @@ pub(crate) struct Walk<'a, E: Entry> {
     up_zs: &'a [i32],
     /// The runs the down end reads, from their ends.
     down_block: Option<&'a Block<E>>,
+    /// The down end's slots not yet yielded, reversed (see
+    /// [`reversed`]): walking down takes the lowest bit, the cheaper
+    /// step.
     down_mask: Mask,
     down: &'a [E::Slot],
     down_zs: &'a [i32],
@@ -469,8 +479,9 @@ impl<'a, E: Entry> Walk<'a, E> {
             }
             if self.down_mask != 0 {
                 let block = self.down_block?;
-                let slot = highest(self.down_mask) & (BLOCK_SLOTS - 1);
-                self.down_mask &= !(1 << slot);
+                let slot = (BLOCK_SLOTS - 1 - self.down_mask.trailing_zeros() as usize)
+                    & (BLOCK_SLOTS - 1);
+                self.down_mask &= self.down_mask - 1;
                 self.ends.remaining -= 1;
                 return Some((block.get(slot), if Z { block.z(slot) } else { 0 }));
             }
@@ -533,12 +544,7 @@ impl<'a, E: Entry> Walk<'a, E> {
     ) -> B {
         loop {
             if let Some(block) = self.down_block {
-                // Walking down a reversed mask takes the lowest bit, the
-                // cheaper step.
-                let shift = Mask::BITS as usize - BLOCK_SLOTS;
-                let mut mask = self
-                    .ends
-                    .yield_lowest(core::mem::take(&mut self.down_mask).reverse_bits() >> shift);
+                let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.down_mask));
                 while mask != 0 {
                     let slot =
                         (BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize) & (BLOCK_SLOTS - 1);
@@ -561,13 +567,18 @@ impl<'a, E: Entry> Walk<'a, E> {
     }
 
     /// [`advance_up`](Self::advance_up) out of line: one entry at a time,
-    /// the call is rare and the caller's loop stays small.
+    /// the call is rare and the caller's loop stays small. Cold, so that
+    /// the caller's loop keeps its own state (a floating-point sum, say)
+    /// in registers and spills it only around the call, which may clobber
+    /// every vector register; else it lives in memory at every step.
+    #[cold]
     #[inline(never)]
     fn advance_up_cold(&mut self) -> bool {
         self.advance_up()
     }
 
     /// [`advance_down`](Self::advance_down) out of line.
+    #[cold]
     #[inline(never)]
     fn advance_down_cold(&mut self) -> bool {
         self.advance_down()
@@ -610,7 +621,7 @@ impl<'a, E: Entry> Walk<'a, E> {
                 false
             }
             Some(Run::Block { block, mask, .. }) => {
-                (self.down_block, self.down_mask) = (Some(block), mask);
+                (self.down_block, self.down_mask) = (Some(block), reversed(mask));
                 true
             }
             Some(Run::Leaf {

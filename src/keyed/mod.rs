@@ -872,9 +872,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     ///
     /// For a walk on a hot path (a draw loop), use internal iteration,
     /// `for_each` or `fold`: it reads each run of entries in one tight
-    /// loop, where a `for` loop takes one step a call, which costs more
-    /// (several times more when the loop's body keeps a floating-point
-    /// sum, which the call makes it keep in memory).
+    /// loop, where a `for` loop takes one step a call, which costs more.
     ///
     /// ```
     /// use zorder::{I16F16, ZOrder};
