@@ -885,6 +885,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// assert_eq!(order.back_to_front().len(), 3);
     /// # Ok::<(), zorder::ZError>(())
     /// ```
+    #[inline]
     pub fn back_to_front(&self) -> BackToFront<'_, K> {
         BackToFront(self.core.walk())
     }
@@ -902,6 +903,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// assert_eq!(order.front_to_back().collect::<Vec<_>>(), [2, 1]);
     /// # Ok::<(), zorder::ZError>(())
     /// ```
+    #[inline]
     pub fn front_to_back(&self) -> Rev<BackToFront<'_, K>> {
         self.back_to_front().rev()
     }
@@ -917,6 +919,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// assert_eq!(pairs, [(1, I16F16::from_num(1.5))]);
     /// # Ok::<(), zorder::ZError>(())
     /// ```
+    #[inline]
     pub fn iter(&self) -> Iter<'_, K> {
         Iter(self.core.walk())
     }

@@ -400,6 +400,7 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
     /// assert_eq!(zs, [1, 2, 3]);
     /// # Ok::<(), zorder::ZError>(())
     /// ```
+    #[inline]
     pub fn back_to_front(&self) -> BackToFront<'_, T> {
         BackToFront(self.core.0.walk())
     }
@@ -418,6 +419,7 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
     /// assert_eq!(scene.front_to_back().next().unwrap().get(), 2);
     /// # Ok::<(), zorder::ZError>(())
     /// ```
+    #[inline]
     pub fn front_to_back(&self) -> Rev<BackToFront<'_, T>> {
         self.back_to_front().rev()
     }
