@@ -2,7 +2,8 @@
 //! worlds (objects created in Z order, so memory order is drawing order)
 //! and the same worlds after heavy churn (memory order unrelated to drawing
 //! order); and 10 objects over 16 levels against the same over 4096 levels,
-//! the cost of empty levels.
+//! the cost of empty levels. The keyed collection is also walked by a `for`
+//! loop (`zorder-keyed-for-loop`), against its `for_each` rows.
 //!
 //! `cargo bench --bench traversal`
 
@@ -174,6 +175,42 @@ fn key_vec(c: &mut Criterion, objects: usize, churned: bool) {
     group.finish();
 }
 
+/// The keyed collection walked by a `for` loop (external iteration, a
+/// step a call) instead of `for_each`, drawing the same way; next to the
+/// `for_each` rows of the same group.
+fn for_loop(c: &mut Criterion, objects: usize, churned: bool) {
+    let world = world::<ZorderKeyed>(objects, churned);
+    let (order, sprites) = world.backend.order_and_sprites();
+    let state = if churned { "churned" } else { "fresh" };
+    let mut group = c.benchmark_group(format!("traversal/{objects}/{state}"));
+    group.throughput(Throughput::Elements(objects as u64));
+    group.bench_function(
+        BenchmarkId::new("back_to_front", "zorder-keyed-for-loop"),
+        |b| {
+            b.iter(|| {
+                let mut canvas = Canvas::default();
+                for key in order.back_to_front() {
+                    canvas.draw(sprites.get(key));
+                }
+                black_box(canvas)
+            });
+        },
+    );
+    group.bench_function(
+        BenchmarkId::new("front_to_back", "zorder-keyed-for-loop"),
+        |b| {
+            b.iter(|| {
+                let mut canvas = Canvas::default();
+                for key in order.front_to_back() {
+                    canvas.draw(sprites.get(key));
+                }
+                black_box(canvas)
+            });
+        },
+    );
+    group.finish();
+}
+
 /// 10^5 objects created in random order, each at its own fractional Z in
 /// `[0, 11)`, against the same number on the 11 levels `0..=10`: what
 /// distinct Z values cost a walk.
@@ -216,6 +253,7 @@ fn all_backends(c: &mut Criterion) {
             zorder_peers::for_each_backend!(traverse(c, objects, churned));
             handle_vec::<zorder_peers::ZorderFixedPoint>(c, objects, churned);
             key_vec(c, objects, churned);
+            for_loop(c, objects, churned);
         }
     }
     for max_level in [15, 4095] {

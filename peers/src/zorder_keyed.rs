@@ -20,6 +20,12 @@ impl ZorderKeyed {
     pub fn keys_and_sprites(&self) -> (Vec<u32>, &Slab<Sprite>) {
         (self.order.back_to_front().collect(), &self.sprites)
     }
+
+    /// The collection and the sprites its keys index, for walks written
+    /// another way than [`Backend::back_to_front`]'s (a `for` loop).
+    pub fn order_and_sprites(&self) -> (&ZOrder<u32>, &Slab<Sprite>) {
+        (&self.order, &self.sprites)
+    }
 }
 
 impl Backend for ZorderKeyed {
