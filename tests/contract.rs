@@ -671,8 +671,10 @@ fn point6_a_fold_stops_where_the_other_end_took_over() {
     }
     let expected: Vec<u32> = sorted_ids(&zs).into_iter().map(|i| i as u32).collect();
     let id = |o: &Obj| objects.iter().position(|h| Rc::ptr_eq(h, o)).unwrap() as u32;
-    for front in 0..=zs.len() {
-        for back in 0..=zs.len() - front {
+    // (Under Miri, every fifth count from each end.)
+    let step = if cfg!(miri) { 5 } else { 1 };
+    for front in (0..=zs.len()).step_by(step) {
+        for back in (0..=zs.len() - front).step_by(step) {
             let middle = &expected[front..zs.len() - back];
             let mut keys = order.back_to_front();
             let mut handles = scene.back_to_front();
