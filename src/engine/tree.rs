@@ -661,8 +661,9 @@ impl<E: Entry> Tree<E> {
     /// Files a batch: `items`, sorted by Z (equal Z in the order they are
     /// to be filed), each after every entry at or below its Z. `book`
     /// holds each (a batch's pending entries) and is told each new place;
-    /// the Z of every run a new entry opens is pushed onto `opened`. `scratch` is working memory. [`has_room`](Self::has_room)
-    /// must hold for the batch's length.
+    /// the Z of every run a new entry opens is pushed onto `opened`.
+    /// `scratch` is working memory. [`has_room`](Self::has_room) must hold
+    /// for the batch's length.
     ///
     /// Each leaf that gets entries is merged with all of them at once, and
     /// split into as many leaves as the result needs.

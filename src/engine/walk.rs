@@ -376,6 +376,13 @@ fn reversed(mask: Mask) -> Mask {
     mask.reverse_bits() >> (Mask::BITS as usize - BLOCK_SLOTS)
 }
 
+/// The slot of a [`reversed`] mask's lowest bit (the mask not empty);
+/// masked, so indexing with it needs no bounds check.
+#[inline]
+fn reversed_lowest(mask: Mask) -> usize {
+    (BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize) & (BLOCK_SLOTS - 1)
+}
+
 /// A walk over a collection's entries, yielding each with its Z bits (or,
 /// when asked not to, with 0, skipping the load).
 pub(crate) struct Walk<'a, E: Entry> {
@@ -479,8 +486,7 @@ impl<'a, E: Entry> Walk<'a, E> {
             }
             if self.down_mask != 0 {
                 let block = self.down_block?;
-                let slot = (BLOCK_SLOTS - 1 - self.down_mask.trailing_zeros() as usize)
-                    & (BLOCK_SLOTS - 1);
+                let slot = reversed_lowest(self.down_mask);
                 self.down_mask &= self.down_mask - 1;
                 self.ends.remaining -= 1;
                 return Some((block.get(slot), if Z { block.z(slot) } else { 0 }));
@@ -546,8 +552,7 @@ impl<'a, E: Entry> Walk<'a, E> {
             if let Some(block) = self.down_block {
                 let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.down_mask));
                 while mask != 0 {
-                    let slot =
-                        (BLOCK_SLOTS - 1 - mask.trailing_zeros() as usize) & (BLOCK_SLOTS - 1);
+                    let slot = reversed_lowest(mask);
                     mask &= mask - 1;
                     acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                 }
