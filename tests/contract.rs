@@ -652,14 +652,17 @@ fn point6_iterators_are_exact_double_ended_fused_and_clone() {
 
 /// `fold` and `rfold` take a run at a time; where the other end has
 /// already taken part of the same run, or a range ends inside it, they
-/// stop where they must.
+/// stop where they must. Where the other end has taken nothing and one
+/// chain has nothing left, they go through the rest of the other, from
+/// the middle of a run if the walk stopped there.
 #[test]
 fn point6_a_fold_stops_where_the_other_end_took_over() {
     let mut order = ZOrder::<u32>::new(3).unwrap();
     let mut scene = FixedPointZCollection::new(3).unwrap();
-    // Few enough to share a block per level, and a few in the tree.
+    // Few enough to share a block per level, and a few in the tree: below
+    // the levels, between them and above them.
     let zs: Vec<I16F16> = (0..24)
-        .map(|i| [z(1.0), z(2.0), z(1.5), z(1.0), z(3.0)][i % 5])
+        .map(|i| [z(1.0), z(2.0), z(1.5), z(1.0), z(3.0), z(3.5), z(-0.5)][i % 7])
         .collect();
     let objects: Vec<Obj> = zs
         .iter()
@@ -717,6 +720,47 @@ fn point6_a_fold_stops_where_the_other_end_took_over() {
     range.rfold((), |(), (k, _)| down.push(k));
     down.reverse();
     assert_eq!(down, inside);
+}
+
+/// A walk one end of which has moved, folded on from that end alone: all
+/// that is left is the rest of one chain (several leaves of other Z
+/// values, or several blocks of levels), from the middle of a run.
+#[test]
+fn point6_a_fold_goes_on_from_where_its_own_end_stopped() {
+    let n = if cfg!(miri) { 70 } else { 150 };
+    let tree: Vec<I16F16> = (0..n).map(|i| bits(i * 977 % 4093 + 7)).collect();
+    let levels: Vec<I16F16> = (0..n).map(|i| z(f64::from(i % 4))).collect();
+    for zs in [tree, levels] {
+        let mut order = ZOrder::<u32>::new(3).unwrap();
+        for (i, &v) in zs.iter().enumerate() {
+            order.insert(i as u32, v).unwrap();
+        }
+        let expected: Vec<u32> = sorted_ids(&zs).into_iter().map(|i| i as u32).collect();
+        let step = if cfg!(miri) { 7 } else { 1 };
+        for moved in (0..=zs.len()).step_by(step) {
+            let mut up = order.back_to_front();
+            let mut down = order.front_to_back();
+            for _ in 0..moved {
+                up.next();
+                down.next();
+            }
+            let rest_up = up.fold(Vec::new(), |mut seen, k| {
+                seen.push(k);
+                seen
+            });
+            let mut rest_down = down.fold(Vec::new(), |mut seen, k| {
+                seen.push(k);
+                seen
+            });
+            rest_down.reverse();
+            assert_eq!(rest_up, expected[moved..], "back to front after {moved}");
+            assert_eq!(
+                rest_down,
+                expected[..zs.len() - moved],
+                "front to back after {moved}"
+            );
+        }
+    }
 }
 
 #[test]

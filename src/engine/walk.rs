@@ -12,6 +12,12 @@
 //! node. Empty buckets waiting for pruning are in neither chain, so they
 //! cost a walk nothing.
 //!
+//! A fold (internal iteration: `for_each`, `fold`, `sum`, `collect`) by
+//! an end whose other end has taken nothing, once one chain has nothing
+//! left for it, goes through the rest of the other chain node by node,
+//! with no merge and no count: the whole walk, when the collection holds
+//! levels only or other Z values only.
+//!
 //! The two ends walk independently and stop when they have yielded, in
 //! all, as many entries as the walk covers: a walk of the whole collection
 //! knows that number from the start; a walk of a range counts it, from the
@@ -39,6 +45,95 @@ impl<E: Entry> Clone for Chains<'_, E> {
 
 impl<E: Entry> Copy for Chains<'_, E> {}
 
+impl<'a, E: Entry> Chains<'a, E> {
+    /// Folds the rest of one chain walking up, from a cursor on: an end
+    /// that walks alone needs no merge with the other chain and no count,
+    /// only each node's entries in turn.
+    #[inline]
+    fn fold_rest_up<const Z: bool, B>(
+        self,
+        rest: Rest,
+        mut acc: B,
+        mut f: impl FnMut(B, &'a E, i32) -> B,
+    ) -> B {
+        match rest {
+            Rest::Blocks(mut cursor) => {
+                while cursor.block != NONE {
+                    let block = self.blocks.get(cursor.block);
+                    let mut mask = cursor.left & block.occupied;
+                    while mask != 0 {
+                        let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
+                        mask &= mask - 1;
+                        acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
+                    }
+                    cursor = BlockCursor {
+                        block: block.next,
+                        left: ALL,
+                    };
+                }
+            }
+            Rest::Leaves(mut cursor) => {
+                while cursor.leaf != NONE {
+                    let leaf = self.leaves.get(cursor.leaf);
+                    let start = cursor.slot.min(leaf.len);
+                    let zs = &leaf.zs()[start..];
+                    for (i, slot) in leaf.slots()[start..].iter().enumerate() {
+                        acc = f(acc, E::get(slot), if Z { zs[i] } else { 0 });
+                    }
+                    cursor = Cursor {
+                        leaf: leaf.next,
+                        slot: 0,
+                    };
+                }
+            }
+        }
+        acc
+    }
+
+    /// Folds the rest of one chain walking down, from a cursor on (in the
+    /// tree, one past the next entry).
+    #[inline]
+    fn fold_rest_down<const Z: bool, B>(
+        self,
+        rest: Rest,
+        mut acc: B,
+        mut f: impl FnMut(B, &'a E, i32) -> B,
+    ) -> B {
+        match rest {
+            Rest::Blocks(mut cursor) => {
+                while cursor.block != NONE {
+                    let block = self.blocks.get(cursor.block);
+                    let mut mask = reversed(cursor.left & block.occupied);
+                    while mask != 0 {
+                        let slot = reversed_lowest(mask);
+                        mask &= mask - 1;
+                        acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
+                    }
+                    cursor = BlockCursor {
+                        block: block.prev,
+                        left: ALL,
+                    };
+                }
+            }
+            Rest::Leaves(mut cursor) => {
+                while cursor.leaf != NONE {
+                    let leaf = self.leaves.get(cursor.leaf);
+                    let stop = cursor.slot.min(leaf.len);
+                    let zs = &leaf.zs()[..stop];
+                    for (i, slot) in leaf.slots()[..stop].iter().enumerate().rev() {
+                        acc = f(acc, E::get(slot), if Z { zs[i] } else { 0 });
+                    }
+                    cursor = Cursor {
+                        leaf: leaf.prev,
+                        slot: usize::MAX,
+                    };
+                }
+            }
+        }
+        acc
+    }
+}
+
 /// A run a walk hands out.
 pub(crate) enum Run<'a, E: Entry> {
     /// The slots `mask` of block `id`.
@@ -54,6 +149,13 @@ pub(crate) enum Run<'a, E: Entry> {
         start: usize,
         stop: usize,
     },
+}
+
+/// All a walk's end has left, when it is the rest of one chain from a
+/// cursor on: see [`Ends::rest_up`].
+enum Rest {
+    Blocks(BlockCursor),
+    Leaves(Cursor),
 }
 
 /// Where the two ends of a walk are, and how far they may go: the state a
@@ -318,6 +420,38 @@ impl Ends {
         }
     }
 
+    /// What the up end has left, if it is the rest of one chain that the
+    /// up end alone yields: the other chain has nothing left for it, the
+    /// walk has no top bound, and the down end has taken nothing (so no
+    /// count needs keeping).
+    #[inline]
+    fn rest_up(&self) -> Option<Rest> {
+        if self.down_used || self.high < i64::from(i32::MAX) {
+            None
+        } else if self.up_leaf.leaf == NONE {
+            Some(Rest::Blocks(self.up_block))
+        } else if self.up_block.block == NONE {
+            Some(Rest::Leaves(self.up_leaf))
+        } else {
+            None
+        }
+    }
+
+    /// What the down end has left, if it is the rest of one chain that the
+    /// down end alone yields (see [`rest_up`](Self::rest_up)).
+    #[inline]
+    fn rest_down(&self) -> Option<Rest> {
+        if self.up_used || self.low > i64::from(i32::MIN) {
+            None
+        } else if self.down_leaf.leaf == NONE {
+            Some(Rest::Blocks(self.down_block))
+        } else if self.down_block.block == NONE {
+            Some(Rest::Leaves(self.down_leaf))
+        } else {
+            None
+        }
+    }
+
     /// The entries from the up end to the range's end (on a copy).
     fn count_up<E: Entry>(&mut self, chains: Chains<'_, E>) -> usize {
         self.down_used = false;
@@ -535,7 +669,13 @@ impl<'a, E: Entry> Walk<'a, E> {
             }
             self.ends.remaining -= take;
             self.up = &[];
-            if self.ends.remaining == 0 || !self.advance_up() {
+            if self.ends.remaining == 0 {
+                return acc;
+            }
+            if let Some(rest) = self.ends.rest_up() {
+                return self.chains.fold_rest_up::<Z, B>(rest, acc, f);
+            }
+            if !self.advance_up() {
                 return acc;
             }
         }
@@ -565,7 +705,13 @@ impl<'a, E: Entry> Walk<'a, E> {
             }
             self.ends.remaining -= take;
             self.down = &[];
-            if self.ends.remaining == 0 || !self.advance_down() {
+            if self.ends.remaining == 0 {
+                return acc;
+            }
+            if let Some(rest) = self.ends.rest_down() {
+                return self.chains.fold_rest_down::<Z, B>(rest, acc, f);
+            }
+            if !self.advance_down() {
                 return acc;
             }
         }
