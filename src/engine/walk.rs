@@ -46,6 +46,25 @@ impl<E: Entry> Clone for Chains<'_, E> {
 impl<E: Entry> Copy for Chains<'_, E> {}
 
 impl<'a, E: Entry> Chains<'a, E> {
+    /// Block `id`, if not `NONE`, with its occupied slots among `left`.
+    #[inline]
+    fn block_and_mask(self, id: u32, left: Mask) -> Option<(&'a Block<E>, Mask)> {
+        (id != NONE).then(|| {
+            let block = self.blocks.get(id);
+            (block, left & block.occupied)
+        })
+    }
+
+    /// The leaf of `cursor`, if not `NONE`, with its slot (at most the
+    /// leaf's length).
+    #[inline]
+    fn leaf_and_slot(self, cursor: Cursor) -> Option<(&'a Leaf<E>, usize)> {
+        (cursor.leaf != NONE).then(|| {
+            let leaf = self.leaves.get(cursor.leaf);
+            (leaf, cursor.slot.min(leaf.len))
+        })
+    }
+
     /// Folds the rest of one chain walking up, from a cursor on: an end
     /// that walks alone needs no merge with the other chain and no count,
     /// only each node's entries in turn.
@@ -57,33 +76,30 @@ impl<'a, E: Entry> Chains<'a, E> {
         mut f: impl FnMut(B, &'a E, i32) -> B,
     ) -> B {
         match rest {
-            Rest::Blocks(mut cursor) => {
-                while cursor.block != NONE {
-                    let block = self.blocks.get(cursor.block);
-                    let mut mask = cursor.left & block.occupied;
+            Rest::Blocks(cursor) => {
+                let mut next = self.block_and_mask(cursor.block, cursor.left);
+                while let Some((block, mut mask)) = next {
+                    // The next node's header loads while this one's
+                    // entries are read (after churn, a cache miss a node).
+                    next = self.block_and_mask(block.next, ALL);
                     while mask != 0 {
                         let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
                         mask &= mask - 1;
                         acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                     }
-                    cursor = BlockCursor {
-                        block: block.next,
-                        left: ALL,
-                    };
                 }
             }
-            Rest::Leaves(mut cursor) => {
-                while cursor.leaf != NONE {
-                    let leaf = self.leaves.get(cursor.leaf);
-                    let start = cursor.slot.min(leaf.len);
+            Rest::Leaves(cursor) => {
+                let mut next = self.leaf_and_slot(cursor);
+                while let Some((leaf, start)) = next {
+                    next = self.leaf_and_slot(Cursor {
+                        leaf: leaf.next,
+                        slot: 0,
+                    });
                     let zs = &leaf.zs()[start..];
                     for (i, slot) in leaf.slots()[start..].iter().enumerate() {
                         acc = f(acc, E::get(slot), if Z { zs[i] } else { 0 });
                     }
-                    cursor = Cursor {
-                        leaf: leaf.next,
-                        slot: 0,
-                    };
                 }
             }
         }
@@ -100,33 +116,29 @@ impl<'a, E: Entry> Chains<'a, E> {
         mut f: impl FnMut(B, &'a E, i32) -> B,
     ) -> B {
         match rest {
-            Rest::Blocks(mut cursor) => {
-                while cursor.block != NONE {
-                    let block = self.blocks.get(cursor.block);
-                    let mut mask = reversed(cursor.left & block.occupied);
+            Rest::Blocks(cursor) => {
+                let mut next = self.block_and_mask(cursor.block, cursor.left);
+                while let Some((block, mask)) = next {
+                    next = self.block_and_mask(block.prev, ALL);
+                    let mut mask = reversed(mask);
                     while mask != 0 {
                         let slot = reversed_lowest(mask);
                         mask &= mask - 1;
                         acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                     }
-                    cursor = BlockCursor {
-                        block: block.prev,
-                        left: ALL,
-                    };
                 }
             }
-            Rest::Leaves(mut cursor) => {
-                while cursor.leaf != NONE {
-                    let leaf = self.leaves.get(cursor.leaf);
-                    let stop = cursor.slot.min(leaf.len);
+            Rest::Leaves(cursor) => {
+                let mut next = self.leaf_and_slot(cursor);
+                while let Some((leaf, stop)) = next {
+                    next = self.leaf_and_slot(Cursor {
+                        leaf: leaf.prev,
+                        slot: usize::MAX,
+                    });
                     let zs = &leaf.zs()[..stop];
                     for (i, slot) in leaf.slots()[..stop].iter().enumerate().rev() {
                         acc = f(acc, E::get(slot), if Z { zs[i] } else { 0 });
                     }
-                    cursor = Cursor {
-                        leaf: leaf.prev,
-                        slot: usize::MAX,
-                    };
                 }
             }
         }
