@@ -65,51 +65,12 @@ impl<'a, E: Entry> Chains<'a, E> {
         })
     }
 
-    /// Folds the rest of one chain walking up, from a cursor on: an end
-    /// that walks alone needs no merge with the other chain and no count,
-    /// only each node's entries in turn.
+    /// Folds the rest of one chain from a cursor on (in the tree, walking
+    /// down, one past the next entry), walking up if `UP`, else down: an
+    /// end that walks alone needs no merge with the other chain and no
+    /// count, only each node's entries in turn.
     #[inline]
-    fn fold_rest_up<const Z: bool, B>(
-        self,
-        rest: Rest,
-        mut acc: B,
-        mut f: impl FnMut(B, &'a E, i32) -> B,
-    ) -> B {
-        match rest {
-            Rest::Blocks(cursor) => {
-                let mut next = self.block_and_mask(cursor.block, cursor.left);
-                while let Some((block, mut mask)) = next {
-                    // The next node's header loads while this one's
-                    // entries are read (after churn, a cache miss a node).
-                    next = self.block_and_mask(block.next, ALL);
-                    while mask != 0 {
-                        let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
-                        mask &= mask - 1;
-                        acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
-                    }
-                }
-            }
-            Rest::Leaves(cursor) => {
-                let mut next = self.leaf_and_slot(cursor);
-                while let Some((leaf, start)) = next {
-                    next = self.leaf_and_slot(Cursor {
-                        leaf: leaf.next,
-                        slot: 0,
-                    });
-                    let zs = &leaf.zs()[start..];
-                    for (i, slot) in leaf.slots()[start..].iter().enumerate() {
-                        acc = f(acc, E::get(slot), if Z { zs[i] } else { 0 });
-                    }
-                }
-            }
-        }
-        acc
-    }
-
-    /// Folds the rest of one chain walking down, from a cursor on (in the
-    /// tree, one past the next entry).
-    #[inline]
-    fn fold_rest_down<const Z: bool, B>(
+    fn fold_rest<const UP: bool, const Z: bool, B>(
         self,
         rest: Rest,
         mut acc: B,
@@ -119,10 +80,18 @@ impl<'a, E: Entry> Chains<'a, E> {
             Rest::Blocks(cursor) => {
                 let mut next = self.block_and_mask(cursor.block, cursor.left);
                 while let Some((block, mask)) = next {
-                    next = self.block_and_mask(block.prev, ALL);
-                    let mut mask = reversed(mask);
+                    // The next node's header loads while this one's
+                    // entries are read (after churn, a cache miss a node).
+                    next = self.block_and_mask(if UP { block.next } else { block.prev }, ALL);
+                    // Walking down, the mask is reversed, so that each step
+                    // takes its lowest bit too.
+                    let mut mask = if UP { mask } else { reversed(mask) };
                     while mask != 0 {
-                        let slot = reversed_lowest(mask);
+                        let slot = if UP {
+                            mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1)
+                        } else {
+                            reversed_lowest(mask)
+                        };
                         mask &= mask - 1;
                         acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
                     }
@@ -130,14 +99,30 @@ impl<'a, E: Entry> Chains<'a, E> {
             }
             Rest::Leaves(cursor) => {
                 let mut next = self.leaf_and_slot(cursor);
-                while let Some((leaf, stop)) = next {
-                    next = self.leaf_and_slot(Cursor {
-                        leaf: leaf.prev,
-                        slot: usize::MAX,
+                while let Some((leaf, slot)) = next {
+                    next = self.leaf_and_slot(if UP {
+                        Cursor {
+                            leaf: leaf.next,
+                            slot: 0,
+                        }
+                    } else {
+                        Cursor {
+                            leaf: leaf.prev,
+                            slot: usize::MAX,
+                        }
                     });
-                    let zs = &leaf.zs()[..stop];
-                    for (i, slot) in leaf.slots()[..stop].iter().enumerate().rev() {
-                        acc = f(acc, E::get(slot), if Z { zs[i] } else { 0 });
+                    let range = if UP { slot..leaf.len } else { 0..slot };
+                    let (slots, zs) = (&leaf.slots()[range.clone()], &leaf.zs()[range]);
+                    let mut step =
+                        |acc, i: usize, slot| f(acc, E::get(slot), if Z { zs[i] } else { 0 });
+                    if UP {
+                        for (i, slot) in slots.iter().enumerate() {
+                            acc = step(acc, i, slot);
+                        }
+                    } else {
+                        for (i, slot) in slots.iter().enumerate().rev() {
+                            acc = step(acc, i, slot);
+                        }
                     }
                 }
             }
@@ -685,7 +670,7 @@ impl<'a, E: Entry> Walk<'a, E> {
                 return acc;
             }
             if let Some(rest) = self.ends.rest_up() {
-                return self.chains.fold_rest_up::<Z, B>(rest, acc, f);
+                return self.chains.fold_rest::<true, Z, B>(rest, acc, f);
             }
             if !self.advance_up() {
                 return acc;
@@ -721,7 +706,7 @@ impl<'a, E: Entry> Walk<'a, E> {
                 return acc;
             }
             if let Some(rest) = self.ends.rest_down() {
-                return self.chains.fold_rest_down::<Z, B>(rest, acc, f);
+                return self.chains.fold_rest::<false, Z, B>(rest, acc, f);
             }
             if !self.advance_down() {
                 return acc;
