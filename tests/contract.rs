@@ -724,7 +724,9 @@ fn point6_a_fold_stops_where_the_other_end_took_over() {
 
 /// A walk one end of which has moved, folded on from that end alone: all
 /// that is left is the rest of one chain (several leaves of other Z
-/// values, or several blocks of levels), from the middle of a run.
+/// values, or several blocks of levels), from the middle of a run. And a
+/// range open at one end, folded from its bounded end, from the middle of
+/// a node.
 #[test]
 fn point6_a_fold_goes_on_from_where_its_own_end_stopped() {
     let n = if cfg!(miri) { 70 } else { 150 };
@@ -759,6 +761,23 @@ fn point6_a_fold_goes_on_from_where_its_own_end_stopped() {
                 expected[..zs.len() - moved],
                 "front to back after {moved}"
             );
+        }
+        // A range open at one end starts inside a node: the fold takes
+        // only the part of the node the range covers.
+        let push = |mut seen: Vec<u32>, (k, _)| {
+            seen.push(k);
+            seen
+        };
+        for &bound in zs.iter().step_by(7) {
+            let at = |keep: fn(I16F16, I16F16) -> bool| -> Vec<u32> {
+                let kept = expected.iter().filter(|&&k| keep(zs[k as usize], bound));
+                kept.copied().collect()
+            };
+            let up = order.range(bound..).fold(Vec::new(), push);
+            let mut down = order.range(..=bound).rfold(Vec::new(), push);
+            down.reverse();
+            assert_eq!(up, at(|v, b| v >= b), "from {bound} up");
+            assert_eq!(down, at(|v, b| v <= b), "from {bound} down");
         }
     }
 }
