@@ -544,7 +544,7 @@ fn a_batch_from_an_iterator_that_claims_too_much_is_applied_as_given() {
 fn a_batch_whose_iterator_panics_keeps_the_changes_it_gave() {
     use std::panic::{AssertUnwindSafe, catch_unwind};
     // Smaller under Miri, where the full size took 390 s of Tree Borrows.
-    let (keys, total) = if cfg!(miri) { (100, 200) } else { (300, 600) };
+    let (keys, total) = if cfg!(miri) { (60, 120) } else { (300, 600) };
     let mut start = ZOrder::<Entity>::with_prune_after(31, 2).unwrap();
     // Keys at levels, at the default Z and at fractional Z values, and a
     // bucket waiting to be pruned.

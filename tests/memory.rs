@@ -344,7 +344,7 @@ on_both_faces! {
 /// once).
 #[test]
 fn moves_at_distinct_z_never_allocate_a_large_table_at_once() {
-    let n = if SMALL { 2_000 } else { 1_000_000 };
+    let n = if SMALL { 1_000 } else { 1_000_000 };
     let mut order = Keyed::new(15).expect("a valid layout");
     for key in 0..n {
         order.insert(key, distinct_z(key)).expect("a new key");
