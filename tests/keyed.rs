@@ -399,7 +399,7 @@ fn scattered_far_keys_keep_the_order_through_churn() {
 #[test]
 fn large_batches_keep_the_contract_order_with_many_levels() {
     // (Under Miri, fewer keys and levels: the radix sort has a test of
-    // its own there, and a check of 30,000 levels takes seconds.)
+    // its own there, and each check reads every level.)
     let (keys, rounds, top) = if cfg!(miri) {
         (200u32, 4, 3_000u32)
     } else {
@@ -543,7 +543,7 @@ fn a_batch_from_an_iterator_that_claims_too_much_is_applied_as_given() {
 #[test]
 fn a_batch_whose_iterator_panics_keeps_the_changes_it_gave() {
     use std::panic::{AssertUnwindSafe, catch_unwind};
-    // Smaller under Miri, where the full size took 390 s of Tree Borrows.
+    // Smaller under Miri, which is slow at this size.
     let (keys, total) = if cfg!(miri) { (60, 120) } else { (300, 600) };
     let mut start = ZOrder::<Entity>::with_prune_after(31, 2).unwrap();
     // Keys at levels, at the default Z and at fractional Z values, and a

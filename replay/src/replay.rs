@@ -716,7 +716,7 @@ mod tests {
     fn objects_in_no_collection_are_forgotten() {
         let mut replay = Replay::new(ReplayConfig::default()).unwrap();
         let mut out = String::new();
-        // (Fewer under Miri, where each round took 0.2 s of Tree Borrows.)
+        // (Fewer under Miri, which is slow per round.)
         for id in 0..if cfg!(miri) { 100 } else { 1000 } {
             replay
                 .run_str(
