@@ -151,6 +151,10 @@ const fn leaf_bytes(entry: usize) -> usize {
 /// fuzzing builds it is bigger than a leaf.
 const ID_CHUNK_BYTES: usize = 64 * 8;
 
+/// At most a chunk of the map of waiting buckets and their records: 1,024
+/// slots of at most 24 B.
+const WAITING_CHUNK_BYTES: usize = 1024 * 24;
+
 fn level(level: u32) -> I16F16 {
     I16F16::from_num(level)
 }
@@ -277,10 +281,35 @@ enum Zs {
     DefaultThenLevel,
 }
 
-/// Grows a collection made with room for `n` objects (`try_reserve`, as
-/// `with_capacity` does) to `n` objects, made beforehand, and returns
-/// what the allocator saw during the growth.
-fn growth_into_capacity<F: Face>(zs: Zs) -> counting::Seen {
+/// One of 16 levels, scattered (not round robin): runs of one level
+/// fill blocks that later merge, which frees blocks mid-growth.
+fn scattered_level(key: u32) -> I16F16 {
+    level(key.wrapping_mul(0x9E37_79B1) >> 28)
+}
+
+/// Files `object` the way `zs` says, the `i`-th of its kind.
+fn file<F: Face>(face: &mut F, object: &F::Object, zs: Zs, i: u32) {
+    match zs {
+        Zs::Levels => face.insert(object, scattered_level(i)),
+        Zs::Distinct => face.insert(object, distinct_z(i)),
+        Zs::Default => face.insert(object, DEFAULT_Z),
+        Zs::DefaultThenLevel => {
+            face.insert(object, DEFAULT_Z);
+            face.set_z(object, scattered_level(i));
+        }
+    }
+}
+
+/// What the allocator saw while a collection made with room for `n`
+/// objects (`try_reserve`, as `with_capacity` does) grew to `n` objects
+/// made beforehand, then in a steady run at `n` of as many operations:
+/// half of them moves, half removals each followed by a new filing.
+struct IntoCapacity {
+    growth: counting::Seen,
+    steady: counting::Seen,
+}
+
+fn into_capacity<F: Face>(zs: Zs) -> IntoCapacity {
     let n = if SMALL { 800 } else { 1_000_000 };
     let objects: Vec<F::Object> = (0..n).map(F::object).collect();
     let before = held();
@@ -288,42 +317,59 @@ fn growth_into_capacity<F: Face>(zs: Zs) -> counting::Seen {
     face.reserve(n as usize);
     let reserved = held() - before;
     restart();
-    for (key, object) in (0..).zip(&objects) {
-        match zs {
-            Zs::Levels => face.insert(object, level(key % 16)),
-            Zs::Distinct => face.insert(object, distinct_z(key)),
-            Zs::Default => face.insert(object, DEFAULT_Z),
-            Zs::DefaultThenLevel => {
-                face.insert(object, DEFAULT_Z);
-                face.set_z(object, level(key % 16));
-            }
-        }
+    for (i, object) in (0..).zip(&objects) {
+        file(&mut face, object, zs, i);
     }
     let growth = seen();
+    restart();
+    for i in n..2 * n {
+        let object = &objects[(i.wrapping_mul(0x9E37_79B1) % n) as usize];
+        if i % 2 == 0 {
+            let z = match zs {
+                Zs::Distinct => distinct_z(i),
+                Zs::Default => DEFAULT_Z,
+                Zs::Levels | Zs::DefaultThenLevel => scattered_level(i),
+            };
+            face.set_z(object, z);
+        } else {
+            face.remove(object);
+            file(&mut face, object, zs, i);
+        }
+    }
+    let steady = seen();
     face.check();
     drop(face);
-    println!(
-        "{}: room for {n}, then {n} objects, {zs:?}: {reserved} B reserved, then {} \
-         allocations (the largest {} B), {} reallocs; a leaf is {} B",
-        F::NAME,
-        growth.allocations,
-        growth.largest,
-        growth.reallocs,
-        leaf_bytes(F::ENTRY_BYTES),
-    );
-    growth
+    for (phase, seen) in [("growth", &growth), ("steady run", &steady)] {
+        println!(
+            "{}: room for {n}, then {n} objects, {zs:?}: {reserved} B reserved; {phase}: {} \
+             allocations (the largest {} B), {} reallocs; a leaf is {} B",
+            F::NAME,
+            seen.allocations,
+            seen.largest,
+            seen.reallocs,
+            leaf_bytes(F::ENTRY_BYTES),
+        );
+    }
+    IntoCapacity { growth, steady }
 }
 
-/// No reallocation, and no allocation bigger than a node (or a chunk of a
-/// pool's ids).
+/// No reallocation in the growth or the steady run; no allocation bigger
+/// than a node (or a chunk of a pool's ids) in the growth, nor bigger
+/// than a chunk of the map of waiting buckets in the steady run.
 fn grows_into_capacity_a_node_at_a_time<F: Face>(zs: Zs) {
-    let growth = growth_into_capacity::<F>(zs);
-    assert_eq!(growth.reallocs, 0, "{zs:?}: no reallocation");
-    assert!(
-        growth.largest <= leaf_bytes(F::ENTRY_BYTES).max(ID_CHUNK_BYTES),
-        "{zs:?}: an allocation of {} B",
-        growth.largest
-    );
+    let IntoCapacity { growth, steady } = into_capacity::<F>(zs);
+    let node = leaf_bytes(F::ENTRY_BYTES).max(ID_CHUNK_BYTES);
+    for (phase, seen, largest) in [
+        ("growth", growth, node),
+        ("steady run", steady, node.max(WAITING_CHUNK_BYTES)),
+    ] {
+        assert_eq!(seen.reallocs, 0, "{zs:?}, {phase}: no reallocation");
+        assert!(
+            seen.largest <= largest,
+            "{zs:?}, {phase}: an allocation of {} B",
+            seen.largest
+        );
+    }
 }
 
 // `try_reserve` (and so `with_capacity`) reserves the id tables of the

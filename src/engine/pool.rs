@@ -32,6 +32,12 @@ const MIN_SPARES: usize = 8;
 const CHUNK_BITS: u32 = 6;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
+/// Spares kept when `live` nodes are in use: a quarter of them, or
+/// `MIN_SPARES`.
+fn spares_bound(live: usize) -> usize {
+    MIN_SPARES.max(live / 4)
+}
+
 /// A chunk of the id table: a node for each live id, `None` for a free one.
 type Chunk<N> = [Option<Box<N>>; CHUNK];
 
@@ -107,6 +113,7 @@ impl<N> Pool<N> {
                 Some(id) => {
                     if self.ids == self.chunks.len() * CHUNK {
                         self.chunks.push(Box::new([const { None }; CHUNK]));
+                        self.keep_room_to_free();
                     }
                     self.ids += 1;
                     id
@@ -121,17 +128,26 @@ impl<N> Pool<N> {
         Some(id)
     }
 
-    /// Spares kept: a quarter of the live nodes, or `MIN_SPARES`.
-    fn spares_bound(&self) -> usize {
-        MIN_SPARES.max(self.live() / 4)
+    /// Grows the free list and the stock of spares (amortised, as `Vec`
+    /// grows) to what freeing every id the chunks cover could need, so
+    /// that [`free`](Self::free) never allocates.
+    fn keep_room_to_free(&mut self) {
+        let ids = self.chunks.len() * CHUNK;
+        if ids == 0 {
+            return;
+        }
+        self.free_ids.reserve(ids - self.free_ids.len());
+        let spares = spares_bound(ids).saturating_sub(self.spares.len());
+        self.spares.reserve(spares);
     }
 
     /// Frees node `id`; its allocation becomes a spare while spares number
-    /// fewer than the bound.
+    /// fewer than the bound. It allocates nothing: the free list and the
+    /// stock have room for every id the chunks cover.
     pub(crate) fn free(&mut self, id: u32) {
         let node = self.slot_mut(id).take().expect("a live node");
         self.free_ids.push(id);
-        if self.spares.len() < self.spares_bound() {
+        if self.spares.len() < spares_bound(self.live()) {
             self.spares.push(node);
         }
     }
@@ -147,7 +163,7 @@ impl<N> Pool<N> {
 
     /// Gives back the spares beyond the bound.
     pub(crate) fn trim_spares(&mut self) {
-        let bound = self.spares_bound();
+        let bound = spares_bound(self.live());
         self.spares.truncate(bound);
     }
 
@@ -209,16 +225,23 @@ impl<N> Pool<N> {
     }
 
     /// Room for `additional` more nodes without growing the id table's
-    /// directory, or the allocation error.
+    /// directory, the free list or the stock of spares, or the allocation
+    /// error.
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
         let new_ids = additional.saturating_sub(self.free_ids.len());
         let chunks = self.ids.saturating_add(new_ids).div_ceil(CHUNK);
         self.chunks
-            .try_reserve(chunks.saturating_sub(self.chunks.len()))
+            .try_reserve(chunks.saturating_sub(self.chunks.len()))?;
+        let ids = chunks.saturating_mul(CHUNK);
+        self.free_ids
+            .try_reserve(ids.saturating_sub(self.free_ids.len()))?;
+        self.spares
+            .try_reserve(spares_bound(ids).saturating_sub(self.spares.len()))
     }
 
     /// Gives back every spare node, the chunks past the highest live id,
-    /// and the unused capacity of the tables.
+    /// and the unused capacity of the tables but the room
+    /// [`free`](Self::free) needs.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.spares = Vec::new();
         while self.ids > 0 && self.slot(self.ids as u32 - 1).is_some_and(Option::is_none) {
@@ -229,6 +252,7 @@ impl<N> Pool<N> {
         self.free_ids.retain(|&id| id < ids);
         self.chunks.shrink_to_fit();
         self.free_ids.shrink_to_fit();
+        self.keep_room_to_free();
     }
 }
 
@@ -288,6 +312,52 @@ mod tests {
             "ids go on after the live ones"
         );
         assert_eq!(pool.iter().map(|(id, _)| id).max(), Some(CHUNK as u32));
+    }
+
+    /// The free list's and the stock's capacities, which `free` must
+    /// not change.
+    fn room(pool: &Pool<u32>) -> (usize, usize) {
+        (pool.free_ids.capacity(), pool.spares.capacity())
+    }
+
+    #[test]
+    fn freeing_never_grows_a_table() {
+        let count = 5 * CHUNK as u32 + 3;
+        let mut pool = Pool::new(u32::MAX);
+        let ids: Vec<u32> = (0..count)
+            .map(|i| pool.alloc(|| i, |_| {}).unwrap())
+            .collect();
+        let before = room(&pool);
+        for &id in ids.iter().rev() {
+            pool.free(id);
+        }
+        assert_eq!(room(&pool), before, "freeing every id");
+        assert_eq!(pool.live(), 0);
+        // After a reservation, neither growth nor freeing grows them.
+        let mut pool = Pool::new(u32::MAX);
+        pool.try_reserve(count as usize).unwrap();
+        let reserved = room(&pool);
+        let ids: Vec<u32> = (0..count)
+            .map(|i| pool.alloc(|| i, |_| {}).unwrap())
+            .collect();
+        for &id in &ids {
+            pool.free(id);
+        }
+        assert_eq!(room(&pool), reserved, "within a reservation");
+        // Shrinking keeps the room to free what is left.
+        for i in 0..count {
+            pool.alloc(|| i, |_| {}).unwrap();
+        }
+        for &id in &ids[CHUNK..] {
+            pool.free(id);
+        }
+        pool.shrink_to_fit();
+        let shrunk = room(&pool);
+        assert!(shrunk.0 >= CHUNK && shrunk.0 < 2 * CHUNK, "{shrunk:?}");
+        for &id in &ids[..CHUNK] {
+            pool.free(id);
+        }
+        assert_eq!(room(&pool), shrunk, "after shrinking");
     }
 
     #[test]
