@@ -302,7 +302,7 @@ fn file<F: Face>(face: &mut F, object: &F::Object, zs: Zs, i: u32) {
 
 /// What the allocator saw while a collection made with room for `n`
 /// objects (`try_reserve`, as `with_capacity` does) grew to `n` objects
-/// made beforehand, then in a steady run at `n` of as many operations:
+/// made beforehand, then in a steady run at `n` of `n / 2` operations:
 /// half of them moves, half removals each followed by a new filing.
 struct IntoCapacity {
     growth: counting::Seen,
@@ -322,7 +322,7 @@ fn into_capacity<F: Face>(zs: Zs) -> IntoCapacity {
     }
     let growth = seen();
     restart();
-    for i in n..2 * n {
+    for i in n..n + n / 2 {
         let object = &objects[(i.wrapping_mul(0x9E37_79B1) % n) as usize];
         if i % 2 == 0 {
             let z = match zs {

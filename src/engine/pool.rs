@@ -113,7 +113,6 @@ impl<N> Pool<N> {
                 Some(id) => {
                     if self.ids == self.chunks.len() * CHUNK {
                         self.chunks.push(Box::new([const { None }; CHUNK]));
-                        self.keep_room_to_free();
                     }
                     self.ids += 1;
                     id
@@ -128,22 +127,10 @@ impl<N> Pool<N> {
         Some(id)
     }
 
-    /// Grows the free list and the stock of spares (amortised, as `Vec`
-    /// grows) to what freeing every id the chunks cover could need, so
-    /// that [`free`](Self::free) never allocates.
-    fn keep_room_to_free(&mut self) {
-        let ids = self.chunks.len() * CHUNK;
-        if ids == 0 {
-            return;
-        }
-        self.free_ids.reserve(ids - self.free_ids.len());
-        let spares = spares_bound(ids).saturating_sub(self.spares.len());
-        self.spares.reserve(spares);
-    }
-
     /// Frees node `id`; its allocation becomes a spare while spares number
-    /// fewer than the bound. It allocates nothing: the free list and the
-    /// stock have room for every id the chunks cover.
+    /// fewer than the bound. Within a reservation it allocates nothing
+    /// (see [`try_reserve`](Self::try_reserve)); past one, the free list
+    /// and the stock grow as a `Vec` does.
     pub(crate) fn free(&mut self, id: u32) {
         let node = self.slot_mut(id).take().expect("a live node");
         self.free_ids.push(id);
@@ -225,7 +212,8 @@ impl<N> Pool<N> {
     }
 
     /// Room for `additional` more nodes without growing the id table's
-    /// directory, the free list or the stock of spares, or the allocation
+    /// directory, and for freeing every id the room covers without
+    /// growing the free list or the stock of spares; or the allocation
     /// error.
     pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
         let new_ids = additional.saturating_sub(self.free_ids.len());
@@ -240,8 +228,7 @@ impl<N> Pool<N> {
     }
 
     /// Gives back every spare node, the chunks past the highest live id,
-    /// and the unused capacity of the tables but the room
-    /// [`free`](Self::free) needs.
+    /// and the unused capacity of the tables.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.spares = Vec::new();
         while self.ids > 0 && self.slot(self.ids as u32 - 1).is_some_and(Option::is_none) {
@@ -252,7 +239,6 @@ impl<N> Pool<N> {
         self.free_ids.retain(|&id| id < ids);
         self.chunks.shrink_to_fit();
         self.free_ids.shrink_to_fit();
-        self.keep_room_to_free();
     }
 }
 
@@ -321,43 +307,19 @@ mod tests {
     }
 
     #[test]
-    fn freeing_never_grows_a_table() {
+    fn freeing_within_a_reservation_never_grows_a_table() {
         let count = 5 * CHUNK as u32 + 3;
-        let mut pool = Pool::new(u32::MAX);
-        let ids: Vec<u32> = (0..count)
-            .map(|i| pool.alloc(|| i, |_| {}).unwrap())
-            .collect();
-        let before = room(&pool);
-        for &id in ids.iter().rev() {
-            pool.free(id);
-        }
-        assert_eq!(room(&pool), before, "freeing every id");
-        assert_eq!(pool.live(), 0);
-        // After a reservation, neither growth nor freeing grows them.
         let mut pool = Pool::new(u32::MAX);
         pool.try_reserve(count as usize).unwrap();
         let reserved = room(&pool);
         let ids: Vec<u32> = (0..count)
             .map(|i| pool.alloc(|| i, |_| {}).unwrap())
             .collect();
-        for &id in &ids {
+        for &id in ids.iter().rev() {
             pool.free(id);
         }
-        assert_eq!(room(&pool), reserved, "within a reservation");
-        // Shrinking keeps the room to free what is left.
-        for i in 0..count {
-            pool.alloc(|| i, |_| {}).unwrap();
-        }
-        for &id in &ids[CHUNK..] {
-            pool.free(id);
-        }
-        pool.shrink_to_fit();
-        let shrunk = room(&pool);
-        assert!(shrunk.0 >= CHUNK && shrunk.0 < 2 * CHUNK, "{shrunk:?}");
-        for &id in &ids[..CHUNK] {
-            pool.free(id);
-        }
-        assert_eq!(room(&pool), shrunk, "after shrinking");
+        assert_eq!(room(&pool), reserved);
+        assert_eq!(pool.live(), 0);
     }
 
     #[test]
