@@ -870,10 +870,10 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         )
     }
 
-    /// Room for `additional` more entries: the directories of the chains'
-    /// leaves for as many leaves as they could need (each leaf is its own
-    /// allocation), and the ledger's records for the buckets they could
-    /// leave waiting.
+    /// Room for `additional` more entries: the directories and free lists
+    /// of the chains' leaves for as many leaves as they could need (each
+    /// leaf is its own allocation), and the ledger's records for the
+    /// buckets they could leave waiting.
     ///
     /// # Errors
     ///

@@ -423,9 +423,10 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
 
     /// Makes room for `additional` more keys, of indices up to
     /// `len() + additional` (a slab's), so that growing to that many keys
-    /// allocates nothing but a leaf at a time: the key table's chunks for
-    /// those indices, the directories of the leaves, and the records of
-    /// buckets they could leave waiting.
+    /// allocates nothing but a leaf at a time, and removals among them
+    /// reallocate nothing: the key table's chunks for those indices, the
+    /// directories of the leaves and the lists of freed ones, and the
+    /// records of buckets they could leave waiting.
     ///
     /// # Errors
     ///

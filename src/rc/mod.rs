@@ -540,8 +540,9 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
     }
 
     /// Makes room for `additional` more objects, so that growing to that
-    /// many allocates nothing but a leaf at a time: the directories of the
-    /// leaves, and the records of buckets they could leave waiting.
+    /// many allocates nothing but a leaf at a time, and removals among
+    /// them reallocate nothing: the directories of the leaves and the lists
+    /// of freed ones, and the records of buckets they could leave waiting.
     ///
     /// # Errors
     ///
