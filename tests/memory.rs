@@ -151,8 +151,8 @@ const fn leaf_bytes(entry: usize) -> usize {
 /// fuzzing builds it is bigger than a leaf.
 const ID_CHUNK_BYTES: usize = 64 * 8;
 
-/// At most a chunk of the map of waiting buckets and their records: 1,024
-/// slots of at most 24 B.
+/// A chunk of the pruning ledger's tables: 1,024 records of waiting
+/// buckets (24 B each), or 1,024 slots of its map from Z to record (8 B).
 const WAITING_CHUNK_BYTES: usize = 1024 * 24;
 
 fn level(level: u32) -> I16F16 {
