@@ -322,6 +322,21 @@ impl<K: IntKey> IntMap<K> {
         Some(stored - OFFSET)
     }
 
+    /// Sets the value of `key` to `value` (below `u32::MAX - 1`) if the
+    /// map holds it, in one probe, and says whether it did.
+    #[inline]
+    pub(crate) fn replace(&mut self, key: K, value: u32) -> bool {
+        let stored = value + OFFSET;
+        if let Some((slot, _)) = self.table.find(key) {
+            self.table.set_value(slot, stored);
+        } else if let Some((slot, _)) = self.old.find(key) {
+            self.old.set_value(slot, stored);
+        } else {
+            return false;
+        }
+        true
+    }
+
     /// Sets `key` to `value` (below `u32::MAX - 1`).
     pub(crate) fn insert(&mut self, key: K, value: u32) {
         let stored = value + OFFSET;
@@ -501,7 +516,14 @@ mod tests {
             let spread = 64 + step / 2;
             let key = (state % u64::from(spread)) as i32 - 150
                 + i32::from((state >> 40) % 2 == 0) * (1 << 16);
-            if state >> 62 != 0 {
+            if state >> 62 != 0 && state >> 20 & 3 == 0 {
+                // An update of a held key only.
+                let held = model.contains_key(&key);
+                assert_eq!(map.replace(key, step), held);
+                if held {
+                    model.insert(key, step);
+                }
+            } else if state >> 62 != 0 {
                 map.insert(key, step);
                 model.insert(key, step);
             } else if state >> 61 & 1 == 0 {

@@ -198,17 +198,18 @@ impl KeyTable {
                 *slot = bits;
                 return;
             }
-            if self.single.len() == 0 || self.single.get(index).is_none() {
-                *slot = bits;
-                self.held += 1;
-                if let Some(keys) = keys {
-                    *keys += 1;
-                }
+            // A single key stays single when a chunk comes around it.
+            if self.single.len() != 0 && self.single.replace(index, place.to_bits()) {
                 return;
             }
+            *slot = bits;
+            self.held += 1;
+            if let Some(keys) = keys {
+                *keys += 1;
+            }
+            return;
         }
-        if self.single.len() != 0 && self.single.get(index).is_some() {
-            self.single.insert(index, place.to_bits());
+        if self.single.len() != 0 && self.single.replace(index, place.to_bits()) {
             return;
         }
         // A key arriving at an index with no chunk.
