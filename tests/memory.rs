@@ -133,7 +133,7 @@ const SHRUNK_MAX: isize = 64 * 1024;
 const SMALL: bool = cfg!(any(miri, fuzzing));
 
 /// The objects of a mass death (fewer when [`SMALL`]).
-const DEATHS: u32 = if SMALL { 500 } else { 1_000_000 };
+const DEATHS: u32 = if SMALL { 200 } else { 1_000_000 };
 
 /// Slots of a leaf or block (the library's `LEAF_SLOTS`, small when [`SMALL`]).
 const SLOTS: usize = if SMALL { 8 } else { 64 };
@@ -310,7 +310,7 @@ struct IntoCapacity {
 }
 
 fn into_capacity<F: Face>(zs: Zs) -> IntoCapacity {
-    let n = if SMALL { 800 } else { 1_000_000 };
+    let n = if SMALL { 400 } else { 1_000_000 };
     let objects: Vec<F::Object> = (0..n).map(F::object).collect();
     let before = held();
     let mut face = F::build(31, 8);
@@ -390,7 +390,7 @@ on_both_faces! {
 /// once).
 #[test]
 fn moves_at_distinct_z_never_allocate_a_large_table_at_once() {
-    let n = if SMALL { 1_000 } else { 1_000_000 };
+    let n = if SMALL { 400 } else { 1_000_000 };
     let mut order = Keyed::new(15).expect("a valid layout");
     for key in 0..n {
         order.insert(key, distinct_z(key)).expect("a new key");
