@@ -115,6 +115,9 @@ struct Slot<P> {
 struct Table<K: IntKey> {
     chunks: Vec<Box<[Slot<K::Packed>]>>,
     slots: usize,
+    /// `64 - log2(slots)`: a key's home slot is its hash shifted right by
+    /// this (0 for a table of no slots, which is never probed).
+    shift: u32,
 }
 
 impl<K: IntKey> Table<K> {
@@ -123,6 +126,18 @@ impl<K: IntKey> Table<K> {
         Table {
             chunks: (0..slots.div_ceil(CHUNK)).map(|_| Box::default()).collect(),
             slots,
+            shift: Self::shift_for(slots),
+        }
+    }
+
+    /// The `shift` of a table of `slots` slots (a power of two, and
+    /// never 1: tables start at 2 slots).
+    fn shift_for(slots: usize) -> u32 {
+        debug_assert!(slots != 1 && slots.is_power_of_two() || slots == 0);
+        if slots == 0 {
+            0
+        } else {
+            64 - slots.trailing_zeros()
         }
     }
 
@@ -133,7 +148,11 @@ impl<K: IntKey> Table<K> {
         for _ in 0..slots.div_ceil(CHUNK) {
             chunks.push(Self::try_chunk(slots.min(CHUNK))?);
         }
-        Ok(Table { chunks, slots })
+        Ok(Table {
+            chunks,
+            slots,
+            shift: Self::shift_for(slots),
+        })
     }
 
     /// A chunk of `len` free slots, or the allocation error.
@@ -206,8 +225,7 @@ impl<K: IntKey> Table<K> {
     /// The slot for `key`'s probe to start at.
     #[inline]
     fn home(&self, key: K) -> usize {
-        let bits = self.slots().trailing_zeros();
-        key.hash().checked_shr(64 - bits).unwrap_or(0) as usize
+        (key.hash() >> self.shift) as usize
     }
 
     /// The slot holding `key`, if any, and its stored value.
@@ -216,14 +234,42 @@ impl<K: IntKey> Table<K> {
         if self.slots == 0 {
             return None;
         }
-        let mask = self.slots() - 1;
+        let mask = self.slots - 1;
         let mut slot = self.home(key);
         let key = key.pack();
         loop {
-            match self.probe(slot) {
-                (FREE, _) => return None,
-                (MOVED, _) => {}
-                (stored, held) if held == key => return Some((slot, stored)),
+            let held = self.slot(slot)?;
+            match held.stored {
+                FREE => return None,
+                MOVED => {}
+                stored if held.key == key => return Some((slot, stored)),
+                _ => {}
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Sets the stored value of `key` to `stored` if the table holds it,
+    /// in one probe, and says whether it did.
+    #[inline]
+    fn replace(&mut self, key: K, stored: u32) -> bool {
+        if self.slots == 0 {
+            return false;
+        }
+        let mask = self.slots - 1;
+        let mut slot = self.home(key);
+        let key = key.pack();
+        loop {
+            let Some(held) = self.chunks[slot >> CHUNK_BITS].get_mut(slot % CHUNK) else {
+                return false;
+            };
+            match held.stored {
+                FREE => return false,
+                MOVED => {}
+                _ if held.key == key => {
+                    held.stored = stored;
+                    return true;
+                }
                 _ => {}
             }
             slot = (slot + 1) & mask;
@@ -327,14 +373,7 @@ impl<K: IntKey> IntMap<K> {
     #[inline]
     pub(crate) fn replace(&mut self, key: K, value: u32) -> bool {
         let stored = value + OFFSET;
-        if let Some((slot, _)) = self.table.find(key) {
-            self.table.set_value(slot, stored);
-        } else if let Some((slot, _)) = self.old.find(key) {
-            self.old.set_value(slot, stored);
-        } else {
-            return false;
-        }
-        true
+        self.table.replace(key, stored) || self.old.replace(key, stored)
     }
 
     /// Sets `key` to `value` (below `u32::MAX - 1`).
@@ -493,6 +532,7 @@ impl<K: IntKey> IntMap<K> {
         let retired: Table<K> = Table {
             chunks: self.retired.clone(),
             slots: CHUNK,
+            shift: Table::<K>::shift_for(CHUNK),
         };
         self.table.allocated() + self.old.allocated() + retired.allocated()
     }

@@ -175,11 +175,20 @@ impl KeyTable {
     pub(crate) fn moved(&mut self, index: usize, place: Place) {
         match Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index) {
             Some((slot, _)) if *slot != 0 => *slot = place.to_bits() + 1,
-            _ => self.set_out_of_line(index, place),
+            _ => self.moved_out_of_line(index, place),
         }
     }
 
-    /// [`set`](Self::set), kept out of [`moved`](Self::moved)'s callers.
+    /// [`moved`](Self::moved) for a key with no chunk slot, kept out of
+    /// its callers: a single key's place written in one probe of its map.
+    #[inline(never)]
+    fn moved_out_of_line(&mut self, index: usize, place: Place) {
+        if self.single.len() == 0 || !self.single.replace(index, place.to_bits()) {
+            self.set_out_of_line(index, place);
+        }
+    }
+
+    /// [`set`](Self::set), kept out of line.
     #[inline(never)]
     fn set_out_of_line(&mut self, index: usize, place: Place) {
         self.set(index, place);
