@@ -49,42 +49,45 @@ fn z_for(distinct: bool, i: usize, rng: &mut Rng) -> I16F16 {
     }
 }
 
+/// ns an operation of `run`, which makes `n` operations.
+fn per_operation(n: usize, run: impl FnOnce()) -> f64 {
+    let start = Instant::now();
+    run();
+    start.elapsed().as_nanos() as f64 / n as f64
+}
+
 /// One round over `keys`: ns an operation of each phase.
 fn round(keys: &mut [u64], distinct: bool, rng: &mut Rng) -> [f64; 4] {
-    let n = keys.len() as f64;
-    let zs: Vec<I16F16> = (0..keys.len()).map(|i| z_for(distinct, i, rng)).collect();
-    let moves: Vec<I16F16> = (0..keys.len())
-        .map(|i| z_for(distinct, i + 5, rng))
-        .collect();
+    let n = keys.len();
+    let zs: Vec<I16F16> = (0..n).map(|i| z_for(distinct, i, rng)).collect();
+    let moves: Vec<I16F16> = (0..n).map(|i| z_for(distinct, i + 5, rng)).collect();
     let mut order = ZOrder::<u64>::new(15).expect("15 levels");
     let mut times = [0.0; 4];
 
     shuffle(keys, rng);
-    let start = Instant::now();
-    for (&key, &z) in keys.iter().zip(&zs) {
-        order.insert(key, z).expect("a new key");
-    }
-    times[0] = start.elapsed().as_nanos() as f64 / n;
-
+    times[0] = per_operation(n, || {
+        for (&key, &z) in keys.iter().zip(&zs) {
+            order.insert(key, z).expect("a new key");
+        }
+    });
     shuffle(keys, rng);
-    let start = Instant::now();
-    let found = keys.iter().filter(|&&key| order.contains(key)).count();
-    times[1] = start.elapsed().as_nanos() as f64 / n;
-    assert_eq!(black_box(found), keys.len());
-
+    let mut found = 0;
+    times[1] = per_operation(n, || {
+        found = keys.iter().filter(|&&key| order.contains(key)).count();
+    });
+    assert_eq!(black_box(found), n);
     shuffle(keys, rng);
-    let start = Instant::now();
-    for (&key, &z) in keys.iter().zip(&moves) {
-        order.set_z(key, z).expect("a held key");
-    }
-    times[2] = start.elapsed().as_nanos() as f64 / n;
-
+    times[2] = per_operation(n, || {
+        for (&key, &z) in keys.iter().zip(&moves) {
+            order.set_z(key, z).expect("a held key");
+        }
+    });
     shuffle(keys, rng);
-    let start = Instant::now();
-    for &key in keys.iter() {
-        order.remove(key).expect("a held key");
-    }
-    times[3] = start.elapsed().as_nanos() as f64 / n;
+    times[3] = per_operation(n, || {
+        for &key in keys.iter() {
+            order.remove(key).expect("a held key");
+        }
+    });
     assert!(order.is_empty());
     times
 }

@@ -250,7 +250,10 @@ impl<K: IntKey> Table<K> {
     }
 
     /// Sets the stored value of `key` to `stored` if the table holds it,
-    /// in one probe, and says whether it did.
+    /// in one probe, and says whether it did: the probe of
+    /// [`find`](Self::find), writing where it stops (a block operation
+    /// calls this for each far key it moves, and a `find` then a write
+    /// would look the slot's chunk up twice).
     #[inline]
     fn replace(&mut self, key: K, stored: u32) -> bool {
         if self.slots == 0 {
