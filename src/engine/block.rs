@@ -321,13 +321,26 @@ impl<E: Entry> Block<E> {
     /// entries, reporting each entry that moves. Together they hold at most
     /// [`BLOCK_SLOTS`].
     pub(crate) fn absorb_next(&mut self, right: &mut Self, moved: &mut impl FnMut(&E, Moved)) {
-        debug_assert!(self.count() + right.count() <= BLOCK_SLOTS);
-        if BLOCK_SLOTS - self.end() < right.count() {
+        self.absorb_next_before(right, BLOCK_SLOTS, moved);
+    }
+
+    /// Takes in the entries of `right`, the next block, before its slot
+    /// `until_slot`, after its own entries, reporting each entry that
+    /// moves. Together they hold at most [`BLOCK_SLOTS`].
+    pub(crate) fn absorb_next_before(
+        &mut self,
+        right: &mut Self,
+        until_slot: usize,
+        moved: &mut impl FnMut(&E, Moved),
+    ) {
+        let mut bits = right.occupied & !from(until_slot);
+        let incoming = bits.count_ones() as usize;
+        debug_assert!(self.count() + incoming <= BLOCK_SLOTS);
+        if BLOCK_SLOTS - self.end() < incoming {
             self.pack_front(moved);
         }
         let first = self.end();
         let mut to = first;
-        let mut bits = right.occupied;
         while bits != 0 {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;

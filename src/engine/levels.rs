@@ -8,15 +8,19 @@
 //! below it, found in the occupancy bitmap (no other Z lies between two
 //! levels in this chain: those live in the tree chain). There the entry
 //! takes the free slot. If the slot holds an entry of a later bucket, the
-//! entries from there on leave the block, for the start of the next block
-//! if they fit there, else for a new block: so the block ends with this
-//! bucket, and its next filings find free slots and move nothing. Past
-//! the end of a block, the entry starts a new one. Taking an entry out
-//! clears its slot, and a block left at most half full merges with a
-//! neighbour at most half full of the same bucket. So every operation
-//! touches at most four neighbouring blocks, moves fewer than twice
-//! [`BLOCK_SLOTS`] entries (a parting, then at most two merges of half
-//! blocks), and needs no search: O(1) in the worst case, not on average.
+//! fewer of the entries before the slot and those from it on leave the
+//! block: those before, with the new entry after them, for the end of the
+//! previous block if they fit there, else for a new block before; those
+//! from the slot on for the start of the next block if they fit there,
+//! else for a new block after. Either way the block the entry joins ends
+//! with this bucket, and its next filings find free slots and move
+//! nothing. Past the end of a block, the entry starts a new one. Taking
+//! an entry out clears its slot, and a block left at most half full
+//! merges with a neighbour at most half full of the same bucket. So every
+//! operation touches at most four neighbouring blocks, moves fewer than
+//! twice [`BLOCK_SLOTS`] entries (a parting, then at most two merges of
+//! half blocks), and needs no search: O(1) in the worst case, not on
+//! average.
 //! A bucket with many entries has blocks of its own; the few entries of
 //! buckets filed in ascending order share one.
 //!
@@ -231,6 +235,20 @@ impl<E: Entry> Levels<E> {
         }
     }
 
+    /// Chains the new block `block` right before `before`.
+    fn link_before(&mut self, before: u32, block: u32) {
+        let prev = self.blocks.get(before).prev;
+        if prev != NONE {
+            self.link_after(prev, block);
+            return;
+        }
+        let block_ref = self.blocks.get_mut(block);
+        block_ref.prev = NONE;
+        block_ref.next = before;
+        self.blocks.get_mut(before).prev = block;
+        self.first = block;
+    }
+
     /// Files `entry` at Z bits `z` of bucket `bucket`, after every entry
     /// at or below `z`. [`has_room`](Self::has_room) must hold for 1.
     #[inline]
@@ -327,11 +345,16 @@ impl<E: Entry> Levels<E> {
         let max_level = self.max_level;
         let block_ref = self.blocks.get(block);
         if !block_ref.is_full() && slot < BLOCK_SLOTS {
-            // The entries from `slot` on are of later buckets: they leave
-            // the block, so that this bucket's next filings find free
-            // slots after it and move nothing (a block ends there, and a
-            // sparse one may: see `check`).
+            // The entries from `slot` on are of later buckets: they, or the
+            // entries before `slot` if fewer, leave the block, so that this
+            // bucket's next filings find free slots after it and move
+            // nothing (a block ends there, and a sparse one may: see
+            // `check`).
             let after = (block_ref.occupied & from(slot)).count_ones() as usize;
+            let before = block_ref.count() - after;
+            if before < after {
+                return self.part_before(block, slot, before, template, book);
+            }
             let next = block_ref.next;
             let lasts = &mut self.lasts;
             if next != NONE && self.blocks.get(next).start() >= after {
@@ -392,6 +415,37 @@ impl<E: Entry> Levels<E> {
             &mut mover(book, lasts, max_level, block, next),
         );
         (block, slot, Tidy::Both(next))
+    }
+
+    /// [`make_room`](Self::make_room) when the entries before `slot` of
+    /// `block`, which is not full, are fewer than those from `slot` on
+    /// (`before` of them): they leave for the end of the previous block if
+    /// they and the new entry fit after its last entry, else for a new
+    /// block before this one; the new entry goes right after them.
+    fn part_before<B: Book<E>>(
+        &mut self,
+        block: u32,
+        slot: usize,
+        before: usize,
+        template: &E,
+        book: &mut B,
+    ) -> (u32, usize, Tidy) {
+        let prev = self.blocks.get(block).prev;
+        let into = if prev != NONE && self.blocks.get(prev).end() + before < BLOCK_SLOTS {
+            prev
+        } else {
+            let made = self.new_block(template);
+            self.link_before(block, made);
+            made
+        };
+        let max_level = self.max_level;
+        let (left_ref, right_ref) = self.blocks.pair_mut(into, block);
+        left_ref.absorb_next_before(
+            right_ref,
+            slot,
+            &mut mover(book, &mut self.lasts, max_level, block, into),
+        );
+        (into, self.blocks.get(into).end(), Tidy::Both(block))
     }
 
     /// Takes the entry at `slot` of `block` out, and returns it with its Z
