@@ -188,7 +188,10 @@ impl KeyTable {
         }
     }
 
-    /// [`set`](Self::set), kept out of line.
+    /// [`set`](Self::set), kept out of line: inlined into
+    /// [`moved_out_of_line`](Self::moved_out_of_line), its code would make
+    /// that function save more registers at every call, which is one for
+    /// each far key a block operation moves.
     #[inline(never)]
     fn set_out_of_line(&mut self, index: usize, place: Place) {
         self.set(index, place);
