@@ -152,7 +152,7 @@ const fn leaf_bytes(entry: usize) -> usize {
 const ID_CHUNK_BYTES: usize = 64 * 8;
 
 /// A chunk of the pruning ledger's tables: 1,024 records of waiting
-/// buckets (24 B each), or 1,024 slots of its map from Z to record (8 B).
+/// buckets (24 B each), or 1,024 heads of its hash chains (4 B).
 const WAITING_CHUNK_BYTES: usize = 1024 * 24;
 
 fn level(level: u32) -> I16F16 {
@@ -384,8 +384,8 @@ on_both_faces! {
 }
 
 /// When no traversal comes, each move at distinct Z leaves a bucket
-/// waiting, up to one per live Z, and the ledger's map from Z to record
-/// grows as they pile up; its tables are allocated a chunk at a time, so
+/// waiting, up to one per live Z, and the ledger's records and hash
+/// chains grow as they pile up; they are allocated a chunk at a time, so
 /// no move allocates a large block (which the allocator would zero at
 /// once).
 #[test]

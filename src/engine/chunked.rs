@@ -13,9 +13,12 @@ use alloc::vec::Vec;
 const CHUNK_BITS: u32 = 10;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
+/// A chunk: an array, so an index within it needs no bounds check.
+type Chunk<T> = Box<[T; CHUNK]>;
+
 #[derive(Debug, Clone)]
 pub(crate) struct ChunkedVec<T> {
-    chunks: Vec<Box<[T]>>,
+    chunks: Vec<Chunk<T>>,
     len: usize,
 }
 
@@ -51,7 +54,10 @@ impl<T: Copy> ChunkedVec<T> {
     /// Appends `value`.
     pub(crate) fn push(&mut self, value: T) {
         if self.len == self.chunks.len() * CHUNK {
-            self.chunks.push(vec![value; CHUNK].into_boxed_slice());
+            let Ok(chunk) = vec![value; CHUNK].into_boxed_slice().try_into() else {
+                unreachable!("a chunk's length")
+            };
+            self.chunks.push(chunk);
         }
         let index = self.len;
         self.len += 1;
@@ -80,7 +86,7 @@ impl<T: Copy> ChunkedVec<T> {
     /// Bytes allocated.
     #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
-        self.chunks.capacity() * core::mem::size_of::<Box<[T]>>()
+        self.chunks.capacity() * core::mem::size_of::<Chunk<T>>()
             + self.chunks.len() * CHUNK * core::mem::size_of::<T>()
     }
 }
@@ -101,7 +107,7 @@ mod tests {
         assert_eq!(vec.get(CHUNK), Some(&9));
         assert_eq!(vec.chunks.len(), 4);
         vec.shrink_to_fit();
-        let pointer = core::mem::size_of::<Box<[u32]>>();
+        let pointer = core::mem::size_of::<Chunk<u32>>();
         assert_eq!(vec.allocated(), 4 * pointer + 4 * CHUNK * 4);
     }
 }

@@ -1,6 +1,5 @@
-//! A small hash map from integer keys to 32-bit values: the pruning
-//! ledger's map from a waiting bucket's Z to its record, and the keyed
-//! face's table for keys whose index is far beyond the others.
+//! A small hash map from integer keys to 32-bit values: the keyed face's
+//! table for keys whose index is far beyond the others.
 //!
 //! Open addressing with linear probing and backward-shift deletion, at
 //! most half full, over a power-of-two table. It grows without a stall:
@@ -11,9 +10,8 @@
 //! in chunks of [`CHUNK`] slots, each when a slot of it is first written,
 //! and an emptied old table is freed a chunk per later call, so no
 //! operation allocates, zeroes or frees more than a few chunks either,
-//! beside the directory of a new table (16 bytes per chunk; a reservation
-//! allocates all of a table's chunks at once). A slot holds its key and
-//! value side by side, so a probe reads one cache line.
+//! beside the directory of a new table (16 bytes per chunk). A slot holds
+//! its key and value side by side, so a probe reads one cache line.
 //!
 //! The crate's dependencies are `fixed` and nothing else, so no hash map
 //! crate is at hand, and this one needs only the operations below. Values
@@ -21,7 +19,6 @@
 //! mark free and moved slots, so a new table is zeroed memory.
 
 use alloc::boxed::Box;
-use alloc::collections::TryReserveError;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -51,25 +48,6 @@ pub(crate) trait IntKey: Copy + Eq + Default {
     fn pack(self) -> Self::Packed;
 
     fn unpack(packed: Self::Packed) -> Self;
-}
-
-impl IntKey for i32 {
-    type Packed = i32;
-
-    #[inline]
-    fn hash(self) -> u64 {
-        u64::from(self as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-
-    #[inline]
-    fn pack(self) -> i32 {
-        self
-    }
-
-    #[inline]
-    fn unpack(packed: i32) -> i32 {
-        packed
-    }
 }
 
 impl IntKey for usize {
@@ -141,28 +119,6 @@ impl<K: IntKey> Table<K> {
         }
     }
 
-    /// `slots` free slots, all allocated, or the allocation error.
-    fn try_new(slots: usize) -> Result<Self, TryReserveError> {
-        let mut chunks = Vec::new();
-        chunks.try_reserve_exact(slots.div_ceil(CHUNK))?;
-        for _ in 0..slots.div_ceil(CHUNK) {
-            chunks.push(Self::try_chunk(slots.min(CHUNK))?);
-        }
-        Ok(Table {
-            chunks,
-            slots,
-            shift: Self::shift_for(slots),
-        })
-    }
-
-    /// A chunk of `len` free slots, or the allocation error.
-    fn try_chunk(len: usize) -> Result<Box<[Slot<K::Packed>]>, TryReserveError> {
-        let mut chunk = Vec::new();
-        chunk.try_reserve_exact(len)?;
-        chunk.resize(len, Slot::default());
-        Ok(chunk.into_boxed_slice())
-    }
-
     fn slots(&self) -> usize {
         self.slots
     }
@@ -208,18 +164,6 @@ impl<K: IntKey> Table<K> {
         if let Some(slot) = self.chunks[slot >> CHUNK_BITS].get_mut(slot % CHUNK) {
             slot.stored = stored;
         }
-    }
-
-    /// Allocates every chunk not allocated yet, or returns the allocation
-    /// error (the chunks allocated so far stay).
-    fn try_fill(&mut self) -> Result<(), TryReserveError> {
-        let len = self.slots.min(CHUNK);
-        for chunk in &mut self.chunks {
-            if chunk.is_empty() {
-                *chunk = Self::try_chunk(len)?;
-            }
-        }
-        Ok(())
     }
 
     /// The slot for `key`'s probe to start at.
@@ -346,23 +290,6 @@ impl<K: IntKey> IntMap<K> {
         self.len
     }
 
-    /// Slots of its tables: what [`clear`](Self::clear) costs.
-    pub(crate) fn slots(&self) -> usize {
-        self.table.slots() + self.old.slots()
-    }
-
-    /// Removes every entry and keeps the table's memory, as `Vec::clear`
-    /// does (a growth under way ends, its old table freed).
-    pub(crate) fn clear(&mut self) {
-        for chunk in &mut self.table.chunks {
-            chunk.fill(Slot::default());
-        }
-        self.old = Table::default();
-        self.retired = Vec::new();
-        self.moved = 0;
-        self.len = 0;
-    }
-
     pub(crate) fn get(&self, key: K) -> Option<u32> {
         if self.len == 0 {
             return None;
@@ -409,30 +336,13 @@ impl<K: IntKey> IntMap<K> {
 
     /// Removes `key`, returning its value.
     pub(crate) fn remove(&mut self, key: K) -> Option<u32> {
-        self.remove_where(key, |_| true)
-    }
-
-    /// Removes `key` if its value is `value`.
-    pub(crate) fn remove_if(&mut self, key: K, value: u32) {
-        self.remove_where(key, |held| held == value);
-    }
-
-    /// Removes `key` if `takes` its value, returning the value.
-    #[inline]
-    fn remove_where(&mut self, key: K, takes: impl Fn(u32) -> bool) -> Option<u32> {
         self.move_some();
         if let Some((slot, stored)) = self.table.find(key) {
-            if !takes(stored - OFFSET) {
-                return None;
-            }
             self.table.remove_at(slot);
             self.len -= 1;
             return Some(stored - OFFSET);
         }
         let (slot, stored) = self.old.find(key)?;
-        if !takes(stored - OFFSET) {
-            return None;
-        }
         self.old.set_value(slot, MOVED);
         self.len -= 1;
         Some(stored - OFFSET)
@@ -506,20 +416,6 @@ impl<K: IntKey> IntMap<K> {
         self.retired = Vec::new();
     }
 
-    /// Room for `additional` more entries without a growth or any
-    /// allocation, or the allocation error (the entries stay as they
-    /// were then).
-    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
-        let needed = self.len.saturating_add(additional).saturating_mul(2);
-        if needed <= self.table.slots() {
-            return self.table.try_fill();
-        }
-        let slots = needed.checked_next_power_of_two().unwrap_or(usize::MAX);
-        let table = Table::try_new(slots)?;
-        self.rebuild(table);
-        Ok(())
-    }
-
     /// The smallest table that holds the entries at most half full.
     pub(crate) fn shrink_to_fit(&mut self) {
         let slots = match self.len {
@@ -548,7 +444,7 @@ mod tests {
 
     #[test]
     fn agrees_with_a_btreemap_under_churn_and_growth() {
-        let mut map = IntMap::<i32>::default();
+        let mut map = IntMap::<usize>::default();
         let mut model = BTreeMap::new();
         let mut next = zorder_testkit::xorshift(0x2545_F491_4F6C_DD1D);
         let steps = if cfg!(miri) { 2000 } else { 200_000 };
@@ -557,8 +453,8 @@ mod tests {
             // Keys collide, come back and leave often; the key set grows
             // over the run, so growths happen while entries come and go.
             let spread = 64 + step / 2;
-            let key = (state % u64::from(spread)) as i32 - 150
-                + i32::from((state >> 40) % 2 == 0) * (1 << 16);
+            let key = (state % u64::from(spread)) as usize
+                + usize::from((state >> 40) % 2 == 0) * (1 << 40);
             if state >> 62 != 0 && state >> 20 & 3 == 0 {
                 // An update of a held key only.
                 let held = model.contains_key(&key);
@@ -569,15 +465,8 @@ mod tests {
             } else if state >> 62 != 0 {
                 map.insert(key, step);
                 model.insert(key, step);
-            } else if state >> 61 & 1 == 0 {
-                assert_eq!(map.remove(key), model.remove(&key));
             } else {
-                // The value held, or (one time in two) another one.
-                let value = model.get(&key).copied().unwrap_or(step) + (step & 1);
-                map.remove_if(key, value);
-                if model.get(&key) == Some(&value) {
-                    model.remove(&key);
-                }
+                assert_eq!(map.remove(key), model.remove(&key));
             }
             assert_eq!(map.get(key), model.get(&key).copied());
             assert_eq!(map.len(), model.len());
@@ -603,12 +492,12 @@ mod tests {
     /// whichever table they are during growths.
     #[test]
     fn a_growth_finds_entries_whose_probe_wraps_past_freed_chunks() {
-        let mut map = IntMap::<i32>::default();
+        let mut map = IntMap::<usize>::default();
         // A table of `slots` slots grows to twice that at `slots / 2`
         // entries; every key's home is in the last sixth of any table.
         let slots = 4 * CHUNK;
-        let keys: Vec<i32> = (0..)
-            .filter(|&key: &i32| key.hash() >> 32 >= u64::from(u32::MAX) / 6 * 5)
+        let keys: Vec<usize> = (0..)
+            .filter(|&key: &usize| key.hash() >> 32 >= u64::from(u32::MAX) / 6 * 5)
             .take(slots / 2 + slots / 4)
             .collect();
         let mut growths = 0;
@@ -633,13 +522,12 @@ mod tests {
         assert_eq!(map.len(), 0);
     }
 
-    /// A growth allocates one chunk at a time, and a reservation allocates
-    /// all of them at once.
+    /// A growth allocates one chunk at a time.
     #[test]
-    fn a_growth_allocates_a_chunk_at_a_time_and_a_reservation_all() {
-        let mut map = IntMap::<i32>::default();
-        for key in 0..(8 * CHUNK) as i32 {
-            let allocated = |map: &IntMap<i32>| {
+    fn a_growth_allocates_a_chunk_at_a_time() {
+        let mut map = IntMap::<usize>::default();
+        for key in 0..8 * CHUNK {
+            let allocated = |map: &IntMap<usize>| {
                 map.table
                     .chunks
                     .iter()
@@ -651,14 +539,6 @@ mod tests {
             let after = allocated(&map);
             assert!(after <= chunks + 1 + MOVES_PER_CALL || after == map.table.chunks.len());
         }
-        let mut reserved = IntMap::<i32>::default();
-        reserved.try_reserve(4 * CHUNK).expect("room");
-        assert!(reserved.table.chunks.iter().all(|chunk| !chunk.is_empty()));
-        let slots = reserved.table.slots();
-        for key in 0..(4 * CHUNK) as i32 {
-            reserved.insert(key, 1);
-        }
-        assert_eq!(reserved.table.slots(), slots, "no growth");
     }
 
     #[test]

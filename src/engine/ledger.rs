@@ -29,16 +29,20 @@
 //! # Records
 //!
 //! Each waiting bucket has a record (its Z and when it started waiting)
-//! in a list ordered by that time, and a map from Z to record finds the
-//! one a refill cancels. Records the clock has pruned are reclaimed a few
-//! per mutation, so no call stalls on a pile of dead buckets, and all at
-//! once by `shrink_to_fit`, or by a mutation that empties two buckets or
-//! more and at least a quarter as many as the map has slots, once the
-//! clock has pruned them all (the map is then emptied in one pass,
-//! keeping its memory). While no bucket waits unpruned, a refill looks
-//! nothing up (a burst of new Z values after the last burst's buckets were
-//! pruned): the pruned record of its Z, if any, stays until it is
-//! reclaimed, and its Z may meanwhile have a newer record.
+//! in a list ordered by that time, and a hash table of bins finds the one
+//! a refill cancels: a bin is a list of records linked through them, and a
+//! record joins the front of its Z's bin, so the first record of a Z in it
+//! is its newest. The bins grow by linear hashing, one bin per record
+//! added, which splits one older bin: no operation rehashes more than one
+//! bin, and a record is added, found or removed with no probing. Records
+//! the clock has pruned are reclaimed a few per mutation, so no call
+//! stalls on a pile of dead buckets; all at once by `shrink_to_fit`, or by
+//! any mutation once the clock has pruned them all (the records and bins
+//! are then emptied in constant time, keeping their memory). While no
+//! bucket waits unpruned, a refill looks nothing up (a burst of new Z
+//! values after the last burst's buckets were pruned): the pruned record
+//! of its Z, if any, stays until it is reclaimed, and its Z may meanwhile
+//! have a newer record.
 //!
 //! At most `max(MIN_CAP, live)` buckets wait unpruned at once, `live`
 //! being the live distinct tree Z values; an operation that leaves more
@@ -51,7 +55,6 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use super::chunked::ChunkedVec;
-use super::intmap::IntMap;
 use super::pool::NONE;
 
 /// Waiting buckets allowed whatever the number of live ones.
@@ -63,19 +66,32 @@ pub(crate) const MIN_CAP: usize = 1024;
 /// stalls.
 const RECLAIM_PER_CALL: usize = 2;
 
-/// Map slots a reclaim may clear per record it is allowed to drop: a
-/// slot cleared costs a store, a record dropped a probe and its shifts.
-const WHOLESALE_SLOTS: usize = 4;
-
 /// A bucket that waits, or waited if the clock has pruned it and it is
-/// not reclaimed yet: its Z, the clock when it started, and its neighbours
-/// in the list of records, oldest first.
+/// not reclaimed yet: its Z, the clock when it started, its neighbours
+/// in the list of records, oldest first, and the next record of its bin.
 #[derive(Debug, Clone, Copy)]
 struct Record {
     z: i32,
     since: u64,
     older: u32,
     newer: u32,
+    next: u32,
+}
+
+/// A Z's hash: its low bits pick its bin.
+#[inline]
+fn hash(z: i32) -> usize {
+    (u64::from(z as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize
+}
+
+/// The bin of `hash` among `bins` (at least one): by linear hashing,
+/// the hash modulo the power of two at or above `bins`, or modulo half
+/// that power if that bin does not exist yet.
+#[inline]
+fn bin_of(hash: usize, bins: usize) -> usize {
+    let high = bins.next_power_of_two();
+    let bin = hash & (high - 1);
+    if bin < bins { bin } else { bin - high / 2 }
 }
 
 /// The buckets that started waiting at one time of the clock and wait
@@ -145,8 +161,11 @@ pub(crate) struct Ledger {
     free: u32,
     oldest: u32,
     newest: u32,
-    /// The record of each waiting (or pruned, unreclaimed) bucket, by Z.
-    by_z: IntMap<i32>,
+    /// The first record of each bin; every record in the list is
+    /// in the bin of its Z, and there are at least as many bins.
+    heads: ChunkedVec<u32>,
+    /// Records in the list (and so in the bins).
+    binned: usize,
     /// The groups not pruned as of `base`, oldest first.
     groups: VecDeque<Group>,
 }
@@ -163,7 +182,8 @@ impl Ledger {
             free: NONE,
             oldest: NONE,
             newest: NONE,
-            by_z: IntMap::default(),
+            heads: ChunkedVec::new(),
+            binned: 0,
             groups: VecDeque::new(),
         }
     }
@@ -230,7 +250,7 @@ impl Ledger {
         // has one left) is a pruned one, reclaimed in its turn: no lookup.
         if *self.unpruned.get_mut() > 0 {
             for &z in opened {
-                if let Some(record) = self.by_z.get(z) {
+                if let Some(record) = self.find(z) {
                     self.stop_waiting(record);
                 }
             }
@@ -279,11 +299,18 @@ impl Ledger {
     /// A record for the bucket of `z`, waiting since `since`, at the end
     /// of the list.
     fn new_record(&mut self, z: i32, since: u64) -> u32 {
+        // First in its Z's bin, adding a bin first if the records
+        // would outnumber them.
+        if self.binned == self.heads.len() {
+            self.add_bin();
+        }
+        let bin = bin_of(hash(z), self.heads.len());
         let record = Record {
             z,
             since,
             older: self.newest,
             newer: NONE,
+            next: self.head(bin),
         };
         let id = match self.free {
             NONE => {
@@ -302,8 +329,89 @@ impl Ledger {
             newest => self.record_mut(newest).newer = id,
         }
         self.newest = id;
-        self.by_z.insert(z, id);
+        self.set_head(bin, id);
+        self.binned += 1;
         id
+    }
+
+    /// The newest record of `z`, if any.
+    #[inline]
+    fn find(&self, z: i32) -> Option<u32> {
+        if self.binned == 0 {
+            return None;
+        }
+        let mut id = self.head(bin_of(hash(z), self.heads.len()));
+        while id != NONE {
+            let record = self.record(id);
+            if record.z == z {
+                return Some(id);
+            }
+            id = record.next;
+        }
+        None
+    }
+
+    fn head(&self, bin: usize) -> u32 {
+        *self.heads.get(bin).expect("a bin")
+    }
+
+    fn set_head(&mut self, bin: usize, id: u32) {
+        *self.heads.get_mut(bin).expect("a bin") = id;
+    }
+
+    /// Adds a bin: the records of the one older bin whose hashes it
+    /// shares now addressed by the new one move to it, both keeping their
+    /// order.
+    fn add_bin(&mut self) {
+        let new = self.heads.len();
+        self.heads.push(NONE);
+        let high = (new + 1).next_power_of_two();
+        if new == 0 {
+            return;
+        }
+        let split = new - high / 2;
+        let mut id = self.head(split);
+        self.set_head(split, NONE);
+        let mut tails = [NONE; 2];
+        while id != NONE {
+            let record = self.record(id);
+            let moves = hash(record.z) & (high - 1) == new;
+            let (bin, tail) = if moves {
+                (new, &mut tails[1])
+            } else {
+                (split, &mut tails[0])
+            };
+            match *tail {
+                NONE => self.set_head(bin, id),
+                tail => self.record_mut(tail).next = id,
+            }
+            *tail = id;
+            id = record.next;
+        }
+        for tail in tails {
+            if tail != NONE {
+                self.record_mut(tail).next = NONE;
+            }
+        }
+    }
+
+    /// Takes record `id`, of `z` and followed by `next`, out of its bin.
+    fn take_from_bin(&mut self, id: u32, z: i32, next: u32) {
+        let bin = bin_of(hash(z), self.heads.len());
+        let mut at = self.head(bin);
+        if at == id {
+            self.set_head(bin, next);
+        } else {
+            loop {
+                let record = self.record(at);
+                if record.next == id {
+                    self.record_mut(at).next = next;
+                    break;
+                }
+                at = record.next;
+            }
+        }
+        self.binned -= 1;
     }
 
     fn record(&self, id: u32) -> Record {
@@ -335,14 +443,18 @@ impl Ledger {
                 self.groups[index].first = next;
             }
         }
-        self.drop_record(id);
+        self.drop_record(id, record);
     }
 
-    /// Unlinks record `id` and frees it.
-    fn drop_record(&mut self, id: u32) {
+    /// Unlinks record `id`, which is `record`, and frees it.
+    fn drop_record(&mut self, id: u32, record: Record) {
         let Record {
-            z, older, newer, ..
-        } = self.record(id);
+            z,
+            older,
+            newer,
+            next,
+            ..
+        } = record;
         match older {
             NONE => self.oldest = newer,
             older => self.record_mut(older).newer = newer,
@@ -351,45 +463,44 @@ impl Ledger {
             NONE => self.newest = older,
             newer => self.record_mut(newer).older = older,
         }
-        // (A pruned record left behind by a refill: its Z may have a newer
-        // record since, which keeps its entry.)
-        self.by_z.remove_if(z, id);
+        self.take_from_bin(id, z, next);
         self.record_mut(id).newer = self.free;
         self.free = id;
     }
 
-    /// Drops up to `count` of the oldest records the clock has pruned; all
-    /// of them at once, keeping their memory, if the clock has pruned
-    /// every record and emptying the map costs no more than `count`
-    /// removals (a wave of deaths after the last wave's buckets were
-    /// pruned: no removal from the map one by one). A call that empties
-    /// one bucket, the usual single change, does not even ask.
+    /// Drops up to `count` of the oldest records the clock has pruned, or
+    /// all of them at once, keeping their memory, if the clock has pruned
+    /// every record (a wave of deaths after the last wave's buckets were
+    /// pruned: no record dropped one by one).
     #[inline]
     fn reclaim(&mut self, count: usize) {
-        if count > RECLAIM_PER_CALL + 1
-            && self.by_z.slots() <= count.saturating_mul(WHOLESALE_SLOTS)
-            && self.reclaim_all()
-        {
+        if self.reclaim_all() {
             return;
         }
         for _ in 0..count {
             let id = self.oldest;
-            if id == NONE || self.pruned_at(self.record(id).since) > self.base {
+            if id == NONE {
                 break;
             }
-            self.drop_record(id);
+            let record = self.record(id);
+            if self.pruned_at(record.since) > self.base {
+                break;
+            }
+            self.drop_record(id, record);
         }
     }
 
     /// Drops every record if the clock has pruned them all, keeping their
-    /// memory; returns whether it did.
-    #[cold]
+    /// memory; returns whether it did. (A listed record waits unpruned or
+    /// is pruned: a refill or the cap drops the record it stops.)
+    #[inline]
     fn reclaim_all(&mut self) -> bool {
-        if self.newest == NONE || self.pruned_at(self.record(self.newest).since) > self.base {
+        if self.newest == NONE || *self.unpruned.get_mut() > 0 {
             return false;
         }
-        self.by_z.clear();
+        self.heads.clear();
         self.records.clear();
+        self.binned = 0;
         (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
         true
     }
@@ -401,16 +512,16 @@ impl Ledger {
         *self.unpruned.get_mut() = 0;
         self.records = ChunkedVec::new();
         (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
-        self.by_z = IntMap::default();
+        self.heads = ChunkedVec::new();
+        self.binned = 0;
         self.groups = VecDeque::new();
     }
 
-    /// Room for the records and map of `waiting` buckets, the most that
-    /// can wait with that many entries; or the allocation error.
+    /// Room for the records and bins of `waiting` buckets, the most
+    /// that can wait with that many entries; or the allocation error.
     pub(crate) fn try_reserve(&mut self, waiting: usize) -> Result<(), TryReserveError> {
         let waiting = MIN_CAP.max(waiting);
-        self.by_z
-            .try_reserve(waiting.saturating_sub(self.by_z.len()))?;
+        self.heads.try_reserve_to(waiting)?;
         self.records.try_reserve_to(waiting)
     }
 
@@ -430,7 +541,8 @@ impl Ledger {
         }
         self.records = ChunkedVec::new();
         (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
-        self.by_z = IntMap::default();
+        self.heads = ChunkedVec::new();
+        self.binned = 0;
         for group in &mut self.groups {
             group.first = NONE;
         }
@@ -444,7 +556,7 @@ impl Ledger {
                 self.groups[index].first = id;
             }
         }
-        self.by_z.shrink_to_fit();
+        self.heads.shrink_to_fit();
         self.records.shrink_to_fit();
         self.groups.shrink_to_fit();
     }
@@ -481,20 +593,31 @@ impl Ledger {
             since = record.since;
             let waits = self.pruned_at(record.since) > now;
             if waits {
-                assert_eq!(self.by_z.get(record.z), Some(id), "found by Z");
+                assert_eq!(self.find(record.z), Some(id), "found by Z");
             }
             unpruned += usize::from(waits);
             held += 1;
             (older, id) = (id, record.newer);
         }
         assert_eq!(self.newest, older, "the newest record ends the list");
-        for (z, id) in self.by_z.iter() {
-            assert!(
-                listed.contains(&id) && self.record(id).z == z,
-                "the map names listed records, by their Z"
-            );
+        let mut binned = alloc::collections::BTreeSet::new();
+        for bin in 0..self.heads.len() {
+            let mut id = self.head(bin);
+            while id != NONE {
+                assert!(listed.contains(&id), "the bins hold listed records");
+                assert!(binned.insert(id), "a record is binned once");
+                let record = self.record(id);
+                assert_eq!(
+                    bin_of(hash(record.z), self.heads.len()),
+                    bin,
+                    "a record is in its Z's bin"
+                );
+                id = record.next;
+            }
         }
-        assert!(self.by_z.len() <= held, "one entry per record at most");
+        assert_eq!(binned, listed, "every listed record is binned");
+        assert_eq!(self.binned, held, "the binned records are counted");
+        assert!(self.heads.len() >= held, "no fewer bins than records");
         assert_eq!(
             self.unpruned.load(Ordering::Relaxed),
             unpruned,
