@@ -32,17 +32,18 @@
 //! in a list ordered by that time, and a hash table of bins finds the one
 //! a refill cancels: a bin is a list of records linked through them, and a
 //! record joins the front of its Z's bin, so the first record of a Z in it
-//! is its newest. The bins grow by linear hashing, one bin per record
-//! added, which splits one older bin: no operation rehashes more than one
-//! bin, and a record is added, found or removed with no probing. Records
-//! the clock has pruned are reclaimed a few per mutation, so no call
-//! stalls on a pile of dead buckets; all at once by `shrink_to_fit`, or by
-//! any mutation once the clock has pruned them all (the records and bins
-//! are then emptied in constant time, keeping their memory). While no
-//! bucket waits unpruned, a refill looks nothing up (a burst of new Z
-//! values after the last burst's buckets were pruned): the pruned record
-//! of its Z, if any, stays until it is reclaimed, and its Z may meanwhile
-//! have a newer record.
+//! is its newest. There are at least twice as many bins as records, so
+//! most bins hold one record or none. They grow by linear hashing, a bin
+//! at a time, each splitting one older bin: no operation rehashes more
+//! than two bins, and a record is added, found or removed with no
+//! probing. Records the clock has pruned are reclaimed a few per
+//! mutation, so no call stalls on a pile of dead buckets; all at once by
+//! `shrink_to_fit`, or by any mutation once the clock has pruned them all
+//! (the records and bins are then emptied in constant time, keeping their
+//! memory). While no bucket waits unpruned, a refill looks nothing up (a
+//! burst of new Z values after the last burst's buckets were pruned): the
+//! pruned record of its Z, if any, stays until it is reclaimed, and its Z
+//! may meanwhile have a newer record.
 //!
 //! At most `max(MIN_CAP, live)` buckets wait unpruned at once, `live`
 //! being the live distinct tree Z values; an operation that leaves more
@@ -162,7 +163,7 @@ pub(crate) struct Ledger {
     oldest: u32,
     newest: u32,
     /// The first record of each bin; every record in the list is
-    /// in the bin of its Z, and there are at least as many bins.
+    /// in the bin of its Z, and there are at least twice as many bins.
     heads: ChunkedVec<u32>,
     /// Records in the list (and so in the bins).
     binned: usize,
@@ -299,9 +300,9 @@ impl Ledger {
     /// A record for the bucket of `z`, waiting since `since`, at the end
     /// of the list.
     fn new_record(&mut self, z: i32, since: u64) -> u32 {
-        // First in its Z's bin, adding a bin first if the records
-        // would outnumber them.
-        if self.binned == self.heads.len() {
+        // First in its Z's bin, adding bins first if the records would
+        // be more than half as many.
+        while self.heads.len() < 2 * (self.binned + 1) {
             self.add_bin();
         }
         let bin = bin_of(hash(z), self.heads.len());
@@ -521,7 +522,7 @@ impl Ledger {
     /// that can wait with that many entries; or the allocation error.
     pub(crate) fn try_reserve(&mut self, waiting: usize) -> Result<(), TryReserveError> {
         let waiting = MIN_CAP.max(waiting);
-        self.heads.try_reserve_to(waiting)?;
+        self.heads.try_reserve_to(waiting.saturating_mul(2))?;
         self.records.try_reserve_to(waiting)
     }
 
@@ -617,7 +618,10 @@ impl Ledger {
         }
         assert_eq!(binned, listed, "every listed record is binned");
         assert_eq!(self.binned, held, "the binned records are counted");
-        assert!(self.heads.len() >= held, "no fewer bins than records");
+        assert!(
+            self.heads.len() >= 2 * held,
+            "twice as many bins as records"
+        );
         assert_eq!(
             self.unpruned.load(Ordering::Relaxed),
             unpruned,
