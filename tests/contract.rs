@@ -311,6 +311,41 @@ fn point1_with_max_level_zero() {
     }
 }
 
+/// Filings between the buckets of one block, whose slots are taken, with
+/// a free slot a few slots away on either side: the order holds, ties
+/// included, whichever way the entries between make room.
+#[test]
+fn point1_filings_between_the_buckets_of_a_block() {
+    let level = |l: i32| z(f64::from(l));
+    let mut order = ZOrder::<u32>::new(15).unwrap();
+    for (key, l) in [(0, 5), (1, 5), (2, 5), (3, 9), (4, 9), (5, 9)] {
+        order.insert(key, level(l)).unwrap();
+    }
+    order.remove(0).unwrap();
+    let steps: [(u32, i32, &[u32]); 4] = [
+        // A free slot before the level's entries, one after the level 9's.
+        (6, 5, &[1, 2, 6, 3, 4, 5]),
+        // Below every entry.
+        (7, 3, &[7, 1, 2, 6, 3, 4, 5]),
+        // Between two levels.
+        (8, 7, &[7, 1, 2, 6, 8, 3, 4, 5]),
+        // A re-file at the same level, its old slot the nearest free one.
+        (1, 5, &[7, 2, 6, 1, 8, 3, 4, 5]),
+    ];
+    for (key, l, expected) in steps {
+        if order.contains(key) {
+            order.set_z(key, level(l)).unwrap();
+        } else {
+            order.insert(key, level(l)).unwrap();
+        }
+        order.check_invariants();
+        assert_eq!(order.back_to_front().collect::<Vec<_>>(), expected);
+        let mut back: Vec<u32> = order.front_to_back().collect();
+        back.reverse();
+        assert_eq!(back, expected);
+    }
+}
+
 // ---- 2. Front to back is the exact reverse -------------------------------
 
 #[test]

@@ -262,6 +262,33 @@ impl<E: Entry> Block<E> {
         );
     }
 
+    /// Frees the taken slot `slot` for an entry that goes before its
+    /// entry, moving that entry and those after it up to the free slot
+    /// `free` one slot up.
+    pub(crate) fn shift_up(&mut self, slot: usize, free: usize, moved: &mut impl FnMut(&E, Moved)) {
+        debug_assert!(
+            slot < free && (!self.occupied & from(slot)).trailing_zeros() as usize == free
+        );
+        for from in (slot..free).rev() {
+            self.move_within(from, from + 1, moved);
+        }
+    }
+
+    /// Frees slot `slot - 1`, taken, for an entry that goes after its
+    /// entry, moving that entry and those before it down to the free slot
+    /// `free` one slot down.
+    pub(crate) fn shift_down(
+        &mut self,
+        free: usize,
+        slot: usize,
+        moved: &mut impl FnMut(&E, Moved),
+    ) {
+        debug_assert!(free + 1 < slot && self.occupied & (1 << free) == 0);
+        for from in free + 1..slot {
+            self.move_within(from, from - 1, moved);
+        }
+    }
+
     /// Packs the entries to the front (slots `0..count`), in order.
     fn pack_front(&mut self, moved: &mut impl FnMut(&E, Moved)) {
         let settled = self.occupied.trailing_ones() as usize;

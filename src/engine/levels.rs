@@ -7,14 +7,18 @@
 //! bucket goes right after the last entry of the nearest occupied bucket
 //! below it, found in the occupancy bitmap (no other Z lies between two
 //! levels in this chain: those live in the tree chain). There the entry
-//! takes the free slot. If the slot holds an entry of a later bucket, the
-//! fewer of the entries before the slot and those from it on leave the
-//! block: those before, with the new entry after them, for the end of the
-//! previous block if they fit there, else for a new block before; those
-//! from the slot on for the start of the next block if they fit there,
-//! else for a new block after. Either way the block the entry joins ends
-//! with this bucket, and its next filings find free slots and move
-//! nothing. Past the end of a block, the entry starts a new one. Taking
+//! takes the free slot. If the slot holds an entry of a later bucket and a
+//! free slot of the block lies at most [`SHIFT_MAX`] entries away, either
+//! way, the entries between move one slot toward it and the entry takes
+//! the slot that frees (so a few entries of many buckets share a block,
+//! whatever order they come in). Otherwise the fewer of the entries
+//! before the slot and those from it on leave the block: those before,
+//! with the new entry after them, for the end of the previous block if
+//! they fit there, else for a new block before; those from the slot on
+//! for the start of the next block if they fit there, else for a new
+//! block after. Either way the block the entry joins ends with this
+//! bucket, and its next filings find free slots and move nothing. Past
+//! the end of a block, the entry starts a new one. Taking
 //! an entry out clears its slot, and a block left at most half full
 //! merges with a neighbour at most half full of the same bucket. So every
 //! operation touches at most four neighbouring blocks, moves fewer than
@@ -22,7 +26,7 @@
 //! half blocks), and needs no search: O(1) in the worst case, not on
 //! average.
 //! A bucket with many entries has blocks of its own; the few entries of
-//! buckets filed in ascending order share one.
+//! many buckets share one.
 //!
 //! Invariants: the chain's entries ascend by Z in slot order; `lasts[b]`
 //! is the place of bucket `b`'s last entry, and is empty exactly when `b`
@@ -70,6 +74,10 @@ const SPARSE: usize = BLOCK_SLOTS / 2;
 
 const SLOT_SHIFT: u32 = BLOCK_SLOTS.trailing_zeros();
 
+/// Entries a filing moves within its block, at most, to free its slot
+/// (rather than parting the block).
+const SHIFT_MAX: usize = 8;
+
 /// What a block operation that moves entries to block `to` (from block
 /// `from` if they come across, else within `to`) reports each move to:
 /// the book learns the entry's new place, and a bucket's last follows its
@@ -96,6 +104,8 @@ fn mover<'a, E, B: Book<E>>(
 /// What an insertion tidies once its entry is in, after making room.
 #[derive(Clone, Copy)]
 enum Tidy {
+    /// Nothing: entries moved within the block only.
+    Nothing,
     /// Both blocks, each with a neighbour (a full block split).
     Both(u32),
     /// The block the entry went to, with the block before it: its later
@@ -311,6 +321,7 @@ impl<E: Entry> Levels<E> {
         block_ref.lasts |= 1 << slot;
         self.lasts[bucket] = pack(block, slot);
         match tidy {
+            Tidy::Nothing => {}
             Tidy::Both(made) => {
                 self.tidy(block, book);
                 self.tidy(made, book);
@@ -345,11 +356,15 @@ impl<E: Entry> Levels<E> {
         let max_level = self.max_level;
         let block_ref = self.blocks.get(block);
         if !block_ref.is_full() && slot < BLOCK_SLOTS {
+            if let Some(room) = self.shift_room(block, slot, book) {
+                return room;
+            }
             // The entries from `slot` on are of later buckets: they, or the
             // entries before `slot` if fewer, leave the block, so that this
             // bucket's next filings find free slots after it and move
             // nothing (a block ends there, and a sparse one may: see
             // `check`).
+            let block_ref = self.blocks.get(block);
             let after = (block_ref.occupied & from(slot)).count_ones() as usize;
             let before = block_ref.count() - after;
             if before < after {
@@ -415,6 +430,42 @@ impl<E: Entry> Levels<E> {
             &mut mover(book, lasts, max_level, block, next),
         );
         (block, slot, Tidy::Both(next))
+    }
+
+    /// [`make_room`](Self::make_room) within `block`, which is not full,
+    /// if a free slot lies at most [`SHIFT_MAX`] entries from `slot`, which
+    /// is taken: the entries between them move one slot toward it, and the
+    /// new entry goes between those before it and those from `slot` on.
+    #[inline]
+    fn shift_room<B: Book<E>>(
+        &mut self,
+        block: u32,
+        slot: usize,
+        book: &mut B,
+    ) -> Option<(u32, usize, Tidy)> {
+        let block_ref = self.blocks.get(block);
+        let free = !block_ref.occupied & ALL;
+        // Entries from `slot` up to the first free slot after it, and
+        // from the last free slot before it up to `slot` (the one right
+        // before `slot` is taken: it is this bucket's last, or the last
+        // below it).
+        let up = (free & from(slot)).trailing_zeros() as usize;
+        let below = free & !from(slot);
+        let down = (below != 0).then(|| highest(below));
+        let up_moves = up.saturating_sub(slot);
+        let down_moves = down.map_or(usize::MAX, |down| slot - 1 - down);
+        let max_level = self.max_level;
+        let (block_ref, lasts) = (self.blocks.get_mut(block), &mut self.lasts);
+        let mut moved = mover(book, lasts, max_level, block, block);
+        if up < BLOCK_SLOTS && up_moves <= SHIFT_MAX && up_moves <= down_moves {
+            block_ref.shift_up(slot, up, &mut moved);
+            Some((block, slot, Tidy::Nothing))
+        } else if let Some(down) = down.filter(|_| down_moves <= SHIFT_MAX) {
+            block_ref.shift_down(down, slot, &mut moved);
+            Some((block, slot - 1, Tidy::Nothing))
+        } else {
+            None
+        }
     }
 
     /// [`make_room`](Self::make_room) when the entries before `slot` of
