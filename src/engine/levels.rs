@@ -18,13 +18,13 @@
 //! for the start of the next block if they fit there, else for a new
 //! block after. Either way the block the entry joins ends with this
 //! bucket, and its next filings find free slots and move nothing. Past
-//! the end of a block, the entry starts a new one. Taking
-//! an entry out clears its slot, and a block left at most half full
-//! merges with a neighbour at most half full of the same bucket. So every
-//! operation touches at most four neighbouring blocks, moves fewer than
-//! twice [`BLOCK_SLOTS`] entries (a parting, then at most two merges of
-//! half blocks), and needs no search: O(1) in the worst case, not on
-//! average.
+//! the end of a block, the entry starts a new one. Taking an entry out
+//! clears its slot, and a block left at most half full merges with a
+//! neighbour at most half full of the same bucket. So every operation
+//! touches at most four neighbouring blocks, moves fewer than twice
+//! [`BLOCK_SLOTS`] entries (a shift of at most [`SHIFT_MAX`], or a
+//! parting then at most two merges of half blocks), and needs no search:
+//! O(1) in the worst case, not on average.
 //! A bucket with many entries has blocks of its own; the few entries of
 //! many buckets share one.
 //!
