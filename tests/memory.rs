@@ -383,6 +383,75 @@ on_both_faces! {
     growth_into_a_reserved_capacity_at_distinct_z_never_reallocates => grows_into_capacity_a_node_at_a_time(super::Zs::Distinct);
 }
 
+/// A chunk of the keyed face's maps for far keys: 1,024 slots of a key
+/// and a place (12 B), 8 under Miri and in fuzzing builds.
+const MAP_CHUNK_BYTES: usize = if SMALL { 8 * 12 } else { 1024 * 12 };
+
+/// A chunk of the key table's places: 1,024 indices of 4 B.
+const KEY_CHUNK_BYTES: usize = 1024 * 4;
+
+/// `ZOrder<u64>` made with room for `n` keys (`with_capacity`), then
+/// filed with `n` keys `key(i)` far above any slab's indices, then a
+/// steady run of moves and of removals each followed by a new filing:
+/// no reallocation, and no allocation bigger than a node, a chunk of a
+/// pool's ids, a chunk of places or a chunk of a far keys' map (the
+/// maps' directories are sized by the reservation, not grown).
+fn far_keys_grow_into_capacity_a_chunk_at_a_time(key: impl Fn(u64) -> u64) {
+    let n: u64 = if SMALL { 400 } else { 1_000_000 };
+    let mut order = ZOrder::<u64>::with_capacity(15, n as usize).expect("a valid layout");
+    restart();
+    for i in 0..n {
+        order
+            .insert(key(i), scattered_level(i as u32))
+            .expect("a new key");
+    }
+    let growth = seen();
+    restart();
+    for i in n..n + n / 2 {
+        let at = key(i.wrapping_mul(0x9E37_79B1) % n);
+        if i % 2 == 0 {
+            order
+                .set_z(at, scattered_level(i as u32))
+                .expect("a held key");
+        } else {
+            let z = order.remove(at).expect("a held key");
+            order.insert(at, z).expect("a key just removed");
+        }
+    }
+    let steady = seen();
+    order.check_invariants();
+    let largest = leaf_bytes(8)
+        .max(ID_CHUNK_BYTES)
+        .max(MAP_CHUNK_BYTES)
+        .max(KEY_CHUNK_BYTES);
+    for (phase, seen) in [("growth", growth), ("steady run", steady)] {
+        println!(
+            "room for {n} far keys, {phase}: {} allocations (the largest {} B), {} reallocs",
+            seen.allocations, seen.largest, seen.reallocs
+        );
+        assert_eq!(seen.reallocs, 0, "{phase}: no reallocation");
+        assert!(
+            seen.largest <= largest,
+            "{phase}: an allocation of {} B",
+            seen.largest
+        );
+    }
+}
+
+/// Keys as an entity's bits make (a generation above the index): runs of
+/// far indices, which fill far chunks.
+#[test]
+fn keys_of_an_entitys_bits_grow_into_a_reserved_capacity_without_reallocating() {
+    far_keys_grow_into_capacity_a_chunk_at_a_time(|i| (1 << 32) | i);
+}
+
+/// Keys whose indices are scattered far apart: each goes to the map of
+/// single keys.
+#[test]
+fn scattered_far_keys_grow_into_a_reserved_capacity_without_reallocating() {
+    far_keys_grow_into_capacity_a_chunk_at_a_time(|i| (i << 32) | (1 << 31));
+}
+
 /// When no traversal comes, each move at distinct Z leaves a bucket
 /// waiting, up to one per live Z, and the ledger's records and hash
 /// chains grow as they pile up; they are allocated a chunk at a time, so

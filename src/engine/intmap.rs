@@ -19,6 +19,7 @@
 //! mark free and moved slots, so a new table is zeroed memory.
 
 use alloc::boxed::Box;
+use alloc::collections::TryReserveError;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -106,6 +107,18 @@ impl<K: IntKey> Table<K> {
             slots,
             shift: Self::shift_for(slots),
         }
+    }
+
+    /// [`new`](Self::new), or the error of allocating its directory.
+    fn try_new(slots: usize) -> Result<Self, TryReserveError> {
+        let mut chunks = Vec::new();
+        chunks.try_reserve_exact(slots.div_ceil(CHUNK))?;
+        chunks.resize_with(slots.div_ceil(CHUNK), Box::default);
+        Ok(Table {
+            chunks,
+            slots,
+            shift: Self::shift_for(slots),
+        })
     }
 
     /// The `shift` of a table of `slots` slots (a power of two, and
@@ -416,6 +429,28 @@ impl<K: IntKey> IntMap<K> {
         self.retired = Vec::new();
     }
 
+    /// Makes room for `additional` more entries, so that none of them
+    /// starts a growth: a table that holds them all at most half full,
+    /// the entries moved over now (O(`len`), as `Vec::reserve` copies).
+    /// Only its directory is allocated (16 bytes per [`CHUNK`] slots);
+    /// its chunks come when first written, as ever. (The key table asks
+    /// for at most a collection's largest number of entries, so the
+    /// directory is at most 32 MiB.)
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
+        let wanted = self.len.saturating_add(additional).saturating_mul(2);
+        if wanted <= self.table.slots() {
+            return Ok(());
+        }
+        // Past the largest power of two, the directory's allocation fails.
+        let slots = wanted
+            .checked_next_power_of_two()
+            .unwrap_or(1 << (usize::BITS - 1))
+            .max(16);
+        let table = Table::try_new(slots)?;
+        self.rebuild(table);
+        Ok(())
+    }
+
     /// The smallest table that holds the entries at most half full.
     pub(crate) fn shrink_to_fit(&mut self) {
         let slots = match self.len {
@@ -520,6 +555,32 @@ mod tests {
             assert_eq!(map.remove(key), Some(value as u32));
         }
         assert_eq!(map.len(), 0);
+    }
+
+    /// A reservation made during a growth keeps every entry, and no
+    /// insertion within it starts a growth.
+    #[test]
+    fn a_reservation_keeps_the_entries_and_prevents_growth() {
+        let mut map = IntMap::<usize>::default();
+        let mut key = 0;
+        while map.old.slots() == 0 || map.moved == 0 {
+            map.insert(key << 40, key as u32);
+            key += 1;
+        }
+        let held = key;
+        map.try_reserve(3 * CHUNK).expect("memory");
+        let slots = map.table.slots();
+        assert!(slots >= 2 * (held + 3 * CHUNK));
+        assert_eq!(map.old.slots(), 0, "the growth under way is over");
+        for key in held..held + 3 * CHUNK {
+            map.insert(key << 40, key as u32);
+            assert_eq!(map.table.slots(), slots, "no growth");
+            assert_eq!(map.old.slots(), 0);
+        }
+        for key in 0..held + 3 * CHUNK {
+            assert_eq!(map.get(key << 40), Some(key as u32));
+        }
+        assert_eq!(map.len(), held + 3 * CHUNK);
     }
 
     /// A growth allocates one chunk at a time.

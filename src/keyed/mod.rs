@@ -426,7 +426,10 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// allocates nothing but a leaf at a time, and removals among them
     /// reallocate nothing: the key table's chunks for those indices, the
     /// directories of the leaves and the lists of freed ones, and the
-    /// records of buckets they could leave waiting.
+    /// records of buckets they could leave waiting. Keys of other indices
+    /// (the bits of an entity or a slotmap key, say) find the key table's
+    /// maps sized for that many keys too: each of them allocates at most
+    /// a chunk of a map, never a larger table.
     ///
     /// # Errors
     ///
@@ -447,7 +450,7 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
         let total = self.len() + additional;
         self.core
             .book_mut()
-            .try_reserve_dense(total)
+            .try_reserve(total)
             .map_err(|_| ZError::CapacityOverflow)
     }
 

@@ -322,10 +322,21 @@ impl KeyTable {
         self.held
     }
 
-    /// Chunks for the indices `..end` (near for `end` keys), so that keys
-    /// arriving there allocate nothing; or the allocation error (the
-    /// chunks allocated so far stay).
-    pub(crate) fn try_reserve_dense(&mut self, end: usize) -> Result<(), TryReserveError> {
+    /// Room for `end` keys: chunks for the indices `..end` (near for
+    /// `end` keys), so that keys arriving there allocate nothing; and the
+    /// directories of far keys' tables sized for `end` keys, so that keys
+    /// arriving elsewhere allocate a chunk at a time, never a larger
+    /// table. Or the allocation error (what was allocated so far stays).
+    pub(crate) fn try_reserve(&mut self, end: usize) -> Result<(), TryReserveError> {
+        // Any of the keys may arrive single; far chunks hold at most
+        // `FAR_FACTOR` slots per key held, beyond `FAR_SPARE`.
+        self.single
+            .try_reserve(end.saturating_sub(self.single.len()))?;
+        let far_chunks = FAR_FACTOR.saturating_mul(end) / CHUNK + FAR_SPARE;
+        self.far
+            .try_reserve(far_chunks.saturating_sub(self.far.len()))?;
+        self.far_numbers
+            .try_reserve(far_chunks.saturating_sub(self.far_numbers.len()))?;
         let chunks = end.div_ceil(CHUNK);
         if self.near.len() < chunks {
             self.near.try_reserve(chunks - self.near.len())?;
@@ -600,7 +611,7 @@ mod tests {
         table.set(far, place(1));
         assert_eq!(table.far.len(), 1);
         // A reservation for twice as many keys covers its chunk's number.
-        table.try_reserve_dense(2 * far).expect("memory");
+        table.try_reserve(2 * far).expect("memory");
         table.set(far + 1, place(2));
         assert_eq!((table.get(far), table.get(far + 1)), (place(1), place(2)));
         for index in 0..far / 2 {
