@@ -64,6 +64,16 @@ impl<T: Copy> ChunkedVec<T> {
         self.chunks[index >> CHUNK_BITS][index % CHUNK] = value;
     }
 
+    /// Sets every element to `value`.
+    pub(crate) fn fill(&mut self, value: T) {
+        let mut left = self.len;
+        for chunk in &mut self.chunks {
+            let count = left.min(CHUNK);
+            chunk[..count].fill(value);
+            left -= count;
+        }
+    }
+
     /// Removes every element and keeps the chunks.
     pub(crate) fn clear(&mut self) {
         self.len = 0;
@@ -105,6 +115,8 @@ mod tests {
         assert_eq!(vec.get(vec.len()), None);
         *vec.get_mut(CHUNK).unwrap() = 9;
         assert_eq!(vec.get(CHUNK), Some(&9));
+        vec.fill(7);
+        assert!((0..vec.len()).all(|i| vec.get(i) == Some(&7)));
         assert_eq!(vec.chunks.len(), 4);
         vec.shrink_to_fit();
         let pointer = core::mem::size_of::<Chunk<u32>>();

@@ -40,7 +40,8 @@
 //! mutation, so no call stalls on a pile of dead buckets; all at once by
 //! `shrink_to_fit`, or by any mutation once the clock has pruned them all
 //! (the records and bins are then emptied in constant time, keeping their
-//! memory). While no bucket waits unpruned, a refill looks nothing up (a
+//! memory; up to 8,192 bins are emptied in place instead, so a ledger
+//! that fills and empties again and again keeps its bins). While no bucket waits unpruned, a refill looks nothing up (a
 //! burst of new Z values after the last burst's buckets were pruned): the
 //! pruned record of its Z, if any, stays until it is reclaimed, and its Z
 //! may meanwhile have a newer record.
@@ -66,6 +67,14 @@ pub(crate) const MIN_CAP: usize = 1024;
 /// never pile up, and bounded by the operation's own size, so that no call
 /// stalls.
 const RECLAIM_PER_CALL: usize = 2;
+
+/// Bins a wholesale reclaim empties in place (a fill of 32 KiB at most),
+/// so that the records that follow find them ready instead of adding
+/// them back a bin at a time, each splitting an older one (a burst of
+/// particles whose buckets all get pruned does that again and again);
+/// more bins are dropped in constant time. Fuzzing builds and Miri take
+/// both ways with small ledgers.
+const REFILL_MAX: usize = if cfg!(any(fuzzing, miri)) { 8 } else { 8192 };
 
 /// A bucket that waits, or waited if the clock has pruned it and it is
 /// not reclaimed yet: its Z, the clock when it started, its neighbours
@@ -499,7 +508,11 @@ impl Ledger {
         if self.newest == NONE || *self.unpruned.get_mut() > 0 {
             return false;
         }
-        self.heads.clear();
+        if self.heads.len() <= REFILL_MAX {
+            self.heads.fill(NONE);
+        } else {
+            self.heads.clear();
+        }
         self.records.clear();
         self.binned = 0;
         (self.free, self.oldest, self.newest) = (NONE, NONE, NONE);
