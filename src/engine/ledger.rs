@@ -275,11 +275,7 @@ impl Ledger {
             let excess = (*self.unpruned.get_mut() + closed.len()).saturating_sub(cap);
             let older = excess.min(*self.unpruned.get_mut());
             for _ in 0..older {
-                while self.groups.front().is_some_and(|group| group.waiting == 0) {
-                    self.groups.pop_front();
-                }
-                let group = self.groups.front().expect("an unpruned bucket waits");
-                self.stop_waiting(group.first);
+                self.prune_oldest();
             }
             let since = self.base;
             let waiting = &closed[excess - older..];
@@ -437,23 +433,42 @@ impl Ledger {
     fn stop_waiting(&mut self, id: u32) {
         let record = self.record(id);
         if self.pruned_at(record.since) > self.base {
-            *self.unpruned.get_mut() -= 1;
             let index = self
                 .groups
                 .binary_search_by_key(&record.since, |group| group.at)
                 .expect("an unpruned record's group");
-            let group = &mut self.groups[index];
-            group.waiting -= 1;
-            if group.first == id {
-                let next = match record.newer {
-                    NONE => NONE,
-                    newer if self.record(newer).since == record.since => newer,
-                    _ => NONE,
-                };
-                self.groups[index].first = next;
-            }
+            self.leave_group(index, id, record);
         }
         self.drop_record(id, record);
+    }
+
+    /// The longest-waiting unpruned record stops waiting (pruned by the
+    /// cap), and goes: the first of the first group that still counts
+    /// one (every group is unpruned once the clock is settled).
+    fn prune_oldest(&mut self) {
+        while self.groups.front().is_some_and(|group| group.waiting == 0) {
+            self.groups.pop_front();
+        }
+        let id = self.groups.front().expect("an unpruned bucket waits").first;
+        let record = self.record(id);
+        self.leave_group(0, id, record);
+        self.drop_record(id, record);
+    }
+
+    /// Record `id`, which is `record` and waits unpruned, leaves group
+    /// `index`, its own.
+    fn leave_group(&mut self, index: usize, id: u32, record: Record) {
+        *self.unpruned.get_mut() -= 1;
+        let group = &mut self.groups[index];
+        group.waiting -= 1;
+        if group.first == id {
+            let next = match record.newer {
+                NONE => NONE,
+                newer if self.record(newer).since == record.since => newer,
+                _ => NONE,
+            };
+            self.groups[index].first = next;
+        }
     }
 
     /// Unlinks record `id`, which is `record`, and frees it.
