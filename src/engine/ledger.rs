@@ -41,10 +41,11 @@
 //! `shrink_to_fit`, or by any mutation once the clock has pruned them all
 //! (the records and bins are then emptied in constant time, keeping their
 //! memory; up to 8,192 bins are emptied in place instead, so a ledger
-//! that fills and empties again and again keeps its bins). While no bucket waits unpruned, a refill looks nothing up (a
-//! burst of new Z values after the last burst's buckets were pruned): the
-//! pruned record of its Z, if any, stays until it is reclaimed, and its Z
-//! may meanwhile have a newer record.
+//! that fills and empties again and again keeps its bins). While no
+//! bucket waits unpruned, a refill looks nothing up (a burst of new Z
+//! values after the last burst's buckets were pruned): the pruned record
+//! of its Z, if any, stays until it is reclaimed, and its Z may meanwhile
+//! have a newer record.
 //!
 //! At most `max(MIN_CAP, live)` buckets wait unpruned at once, `live`
 //! being the live distinct tree Z values; an operation that leaves more
