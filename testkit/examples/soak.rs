@@ -5,8 +5,11 @@
 //! the model (its result, the length, the bucket count, the Z of the entry
 //! it touched); everything (both orders, counts, `nonoptimized_buckets`,
 //! the invariants, a clone) is checked at intervals. It reports the
-//! throughput, the peak memory and whether memory stayed flat, and the
-//! slowest operations. A release-mode command, not a CI test:
+//! throughput, the peak memory and whether memory stayed flat, the
+//! slowest operations of each kind, and the slowest single-entry calls by
+//! number: a second run with the same `--seed` makes the same calls, so
+//! it tells a call's own cost from the machine's. A release-mode command,
+//! not a CI test:
 //!
 //! ```text
 //! cargo run --release -p zorder-testkit --example soak -- --ops 100000000
@@ -104,6 +107,24 @@ impl Kind {
         Kind::Drain,
     ];
 
+    /// Whether a call of this kind touches one entry (a filing, a move, a
+    /// removal or a refusal), so that its time says what one operation
+    /// can cost.
+    fn single(self) -> bool {
+        matches!(
+            self,
+            Kind::Insert
+                | Kind::InsertAtDefault
+                | Kind::SetZ
+                | Kind::Refile
+                | Kind::SetZIfChanged
+                | Kind::Upsert
+                | Kind::Replace
+                | Kind::Remove
+                | Kind::Refused
+        )
+    }
+
     fn name(self) -> &'static str {
         match self {
             Kind::Insert => "insert / add",
@@ -130,6 +151,9 @@ impl Kind {
         }
     }
 }
+
+/// Slowest single-entry calls listed at the end.
+const SLOWEST: usize = 8;
 
 /// Log2 buckets of nanoseconds.
 const BUCKETS: usize = 40;
@@ -162,6 +186,10 @@ struct Stats {
     /// thread never waited to run), and of the frame going on.
     worst_undisturbed: Worst,
     frame_worst: Worst,
+    /// The slowest single-entry calls, slowest first: the same seed
+    /// repeats the same calls, so a call that is among them in two runs
+    /// costs that much itself, and one that is not was the machine's.
+    slowest_single: Vec<Worst>,
     /// The thread's time spent waiting to run, at the frame's start.
     waited: u64,
     frames: u64,
@@ -186,6 +214,7 @@ impl Stats {
             worst: none,
             worst_undisturbed: none,
             frame_worst: none,
+            slowest_single: Vec::with_capacity(SLOWEST + 1),
             waited: waited(),
             frames: 0,
             undisturbed: 0,
@@ -228,6 +257,15 @@ impl Stats {
         stats.histogram[(64 - ns.leading_zeros() as usize).min(BUCKETS - 1)] += 1;
         stats.max = stats.max.max(took);
         stats.frame_max = stats.frame_max.max(took);
+        if kind.single()
+            && (self.slowest_single.len() < SLOWEST
+                || self.slowest_single.last().is_some_and(|last| took > last.0))
+        {
+            let at = self.slowest_single.partition_point(|worst| worst.0 >= took);
+            self.slowest_single
+                .insert(at, (took, kind, self.world, self.ops));
+            self.slowest_single.truncate(SLOWEST);
+        }
         if took > self.frame_worst.0 {
             self.frame_worst = (took, kind, self.world, self.ops);
             if took > self.worst.0 {
@@ -1741,6 +1779,20 @@ fn report(
             format!("<{}", show(Stats::quantile(k, 0.9999))),
             show(k.max),
             show(k.undisturbed_max),
+        );
+    }
+    println!();
+    println!(
+        "the {SLOWEST} slowest single-entry calls (a run with the same --seed makes the same calls: \
+         one slow in both runs costs that much itself, one slow in a single run was the machine's):"
+    );
+    for &(took, kind, world, at) in &stats.slowest_single {
+        println!(
+            "  operation #{:<13} {:>10}  {} ({})",
+            grouped(at),
+            show(took),
+            kind.name(),
+            world
         );
     }
 }
