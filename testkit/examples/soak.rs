@@ -5,11 +5,12 @@
 //! the model (its result, the length, the bucket count, the Z of the entry
 //! it touched); everything (both orders, counts, `nonoptimized_buckets`,
 //! the invariants, a clone) is checked at intervals. It reports the
-//! throughput, the peak memory and whether memory stayed flat, the
-//! slowest operations of each kind, and the slowest single-entry calls by
-//! number: a second run with the same `--seed` makes the same calls, so
-//! it tells a call's own cost from the machine's. A release-mode command,
-//! not a CI test:
+//! throughput, the peak memory, whether memory stayed flat (the live
+//! heap, counted by a global allocator, and resident memory beside it), the
+//! slowest operations of each kind, and the slowest single-entry calls
+//! of the frames the scheduler did not interrupt, by number: a second run
+//! with the same `--seed` makes the same calls, so it tells a call's own
+//! cost from the machine's. A release-mode command, not a CI test:
 //!
 //! ```text
 //! cargo run --release -p zorder-testkit --example soak -- --ops 100000000
@@ -186,10 +187,12 @@ struct Stats {
     /// thread never waited to run), and of the frame going on.
     worst_undisturbed: Worst,
     frame_worst: Worst,
-    /// The slowest single-entry calls, slowest first: the same seed
+    /// The slowest single-entry calls of the frames the scheduler did not
+    /// interrupt, slowest first, and of the frame going on: the same seed
     /// repeats the same calls, so a call that is among them in two runs
     /// costs that much itself, and one that is not was the machine's.
     slowest_single: Vec<Worst>,
+    frame_slowest: Vec<Worst>,
     /// The thread's time spent waiting to run, at the frame's start.
     waited: u64,
     frames: u64,
@@ -214,7 +217,8 @@ impl Stats {
             worst: none,
             worst_undisturbed: none,
             frame_worst: none,
-            slowest_single: Vec::with_capacity(SLOWEST + 1),
+            slowest_single: Vec::with_capacity(2 * SLOWEST),
+            frame_slowest: Vec::with_capacity(SLOWEST + 1),
             waited: waited(),
             frames: 0,
             undisturbed: 0,
@@ -229,6 +233,10 @@ impl Stats {
         let undisturbed = waited == self.waited;
         if undisturbed {
             self.undisturbed += 1;
+            self.slowest_single.append(&mut self.frame_slowest);
+            self.slowest_single
+                .sort_by_key(|worst| std::cmp::Reverse(worst.0));
+            self.slowest_single.truncate(SLOWEST);
             if self.frame_worst.0 > self.worst_undisturbed.0 {
                 self.worst_undisturbed = self.frame_worst;
             }
@@ -241,6 +249,7 @@ impl Stats {
         }
         self.waited = waited;
         self.frame_worst.0 = Duration::ZERO;
+        self.frame_slowest.clear();
     }
 
     /// Runs one library call and times it.
@@ -258,13 +267,13 @@ impl Stats {
         stats.max = stats.max.max(took);
         stats.frame_max = stats.frame_max.max(took);
         if kind.single()
-            && (self.slowest_single.len() < SLOWEST
-                || self.slowest_single.last().is_some_and(|last| took > last.0))
+            && (self.frame_slowest.len() < SLOWEST
+                || self.frame_slowest.last().is_some_and(|last| took > last.0))
         {
-            let at = self.slowest_single.partition_point(|worst| worst.0 >= took);
-            self.slowest_single
+            let at = self.frame_slowest.partition_point(|worst| worst.0 >= took);
+            self.frame_slowest
                 .insert(at, (took, kind, self.world, self.ops));
-            self.slowest_single.truncate(SLOWEST);
+            self.frame_slowest.truncate(SLOWEST);
         }
         if took > self.frame_worst.0 {
             self.frame_worst = (took, kind, self.world, self.ops);
@@ -1459,6 +1468,69 @@ fn cpu_time() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
+// A counting allocator has to implement the unsafe `GlobalAlloc`; it only
+// forwards to `System`, so this is the one place of the soak that needs
+// `unsafe`.
+#[allow(unsafe_code)]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Bytes allocated and not yet freed, by every thread.
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+    /// Bytes the process's heap holds for its live allocations now: what
+    /// its data takes, without the allocator's own overhead and the free
+    /// memory it keeps (which resident memory includes).
+    pub fn live() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    /// The system allocator, counting live bytes.
+    pub struct Counting;
+
+    // SAFETY: every call forwards to `System` with the caller's arguments, so
+    // `System`'s guarantees hold; the counter only observes.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
+            let block = unsafe { System.alloc(layout) };
+            if !block.is_null() {
+                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            }
+            block
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: as in `alloc`.
+            let block = unsafe { System.alloc_zeroed(layout) };
+            if !block.is_null() {
+                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            }
+            block
+        }
+
+        unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+            // SAFETY: forwarded unchanged; `block` came from this allocator.
+            unsafe { System.dealloc(block, layout) };
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+
+        unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: forwarded unchanged; `block` came from this allocator.
+            let moved = unsafe { System.realloc(block, layout, new_size) };
+            if !moved.is_null() {
+                LIVE.fetch_add(new_size, Ordering::Relaxed);
+                LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            }
+            moved
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
 /// The process's resident memory now and at its peak, in KiB.
 fn memory() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -1588,7 +1660,7 @@ fn main() {
     );
     let start = Instant::now();
     let (mut next_check, mut next_sample) = (args.check_every, args.sample_every);
-    let mut samples: Vec<(u64, u64)> = Vec::new();
+    let mut samples: Vec<Sample> = Vec::new();
     // The highest resident memory of each cycle of scenes.
     let mut cycle_peaks: Vec<u64> = Vec::new();
     let mut checks = 0;
@@ -1618,7 +1690,11 @@ fn main() {
         if stats.ops >= next_sample {
             next_sample += args.sample_every;
             let (rss, _) = memory();
-            samples.push((stats.ops, rss));
+            samples.push(Sample {
+                ops: stats.ops,
+                rss,
+                heap: (counting::live() / 1024) as u64,
+            });
             let cycle = (scene_index / Scene::CYCLE.len() as u64) as usize;
             if cycle_peaks.len() <= cycle {
                 cycle_peaks.resize(cycle + 1, 0);
@@ -1629,7 +1705,7 @@ fn main() {
             let live: usize = worlds.iter().map(|w| w.len()).sum();
             let took = scene_start.elapsed().as_secs_f64();
             println!(
-                "scene {:>3} {:<22} ops {:>12}  {:>6.1} s  {:>9} ops/s  live {:>7}  rss {}",
+                "scene {:>3} {:<22} ops {:>12}  {:>6.1} s  {:>9} ops/s  live {:>7}  rss {}  heap {}",
                 scene_index + 1,
                 scene.name(),
                 grouped(stats.ops),
@@ -1637,6 +1713,7 @@ fn main() {
                 grouped(((stats.ops - scene_ops) as f64 / took) as u64),
                 grouped(live as u64),
                 mib(memory().0),
+                mib((counting::live() / 1024) as u64),
             );
             scene_ops = stats.ops;
             scene_start = Instant::now();
@@ -1664,13 +1741,21 @@ fn main() {
     report(&stats, wall, checks, rss, peak, &samples, &cycle_peaks);
 }
 
+/// A memory sample: after how many operations, resident memory and the
+/// live heap, in KiB.
+struct Sample {
+    ops: u64,
+    rss: u64,
+    heap: u64,
+}
+
 fn report(
     stats: &Stats,
     wall: Duration,
     checks: u64,
     rss: u64,
     peak: u64,
-    samples: &[(u64, u64)],
+    samples: &[Sample],
     cycle_peaks: &[u64],
 ) {
     let library = stats.library_time();
@@ -1701,12 +1786,20 @@ fn report(
         mib(rss)
     );
     let step = (samples.len() / 10).max(1);
-    let shown: Vec<String> = samples
-        .iter()
-        .step_by(step)
-        .map(|&(ops, rss)| format!("{:.1}M: {}", ops as f64 / 1e6, mib(rss)))
-        .collect();
-    println!("resident memory over the run: {}", shown.join(", "));
+    let shown = |of: fn(&Sample) -> u64| {
+        (samples.iter().step_by(step))
+            .map(|sample| format!("{:.1}M: {}", sample.ops as f64 / 1e6, mib(of(sample))))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "resident memory over the run: {}",
+        shown(|sample| sample.rss)
+    );
+    println!(
+        "live heap (the bytes of live allocations, without the allocator's free memory) over the run: {}",
+        shown(|sample| sample.heap)
+    );
     let peaks: Vec<String> = cycle_peaks.iter().map(|&kib| mib(kib)).collect();
     println!(
         "highest resident memory of each cycle of scenes: {}",
@@ -1714,27 +1807,36 @@ fn report(
     );
     // The first third of the run grows the collections to their size and
     // the allocator to its working set; memory is flat if the last third
-    // holds on average about what the middle third held.
+    // holds on average about what the middle third held. The verdict is
+    // on the live heap, which the program's data decides; resident memory
+    // also moves with how the allocator's free memory is spread, and is
+    // shown beside it.
     let third = samples.len() / 3;
     if third > 0 {
-        let mean = |part: &[(u64, u64)]| {
-            part.iter().map(|&(_, kib)| kib as f64).sum::<f64>() / part.len() as f64
+        let growth = |of: fn(&Sample) -> u64| {
+            let mean = |part: &[Sample]| {
+                part.iter().map(|sample| of(sample) as f64).sum::<f64>() / part.len() as f64
+            };
+            let (middle, last) = (
+                mean(&samples[third..2 * third]),
+                mean(&samples[2 * third..]),
+            );
+            (middle, last, (last - middle) / middle * 100.0)
         };
-        let (middle, last) = (
-            mean(&samples[third..2 * third]),
-            mean(&samples[2 * third..]),
-        );
-        let growth = (last - middle) / middle * 100.0;
+        let (middle, last, heap) = growth(|sample| sample.heap);
+        let (_, _, rss) = growth(|sample| sample.rss);
         println!(
-            "memory {}: the last third of the run averaged {} resident, {:+.1}% against the middle third's {}",
-            if growth.abs() < 5.0 {
+            "memory {}: the last third of the run averaged {} of live heap, {:+.1}% against the middle third's {} \
+             (resident memory {:+.1}%)",
+            if heap.abs() < 5.0 {
                 "stayed flat"
             } else {
                 "did NOT stay flat"
             },
             mib(last as u64),
-            growth,
+            heap,
             mib(middle as u64),
+            rss,
         );
     } else {
         println!("memory: too few samples to tell whether it stays flat");
@@ -1783,8 +1885,9 @@ fn report(
     }
     println!();
     println!(
-        "the {SLOWEST} slowest single-entry calls (a run with the same --seed makes the same calls: \
-         one slow in both runs costs that much itself, one slow in a single run was the machine's):"
+        "the {SLOWEST} slowest single-entry calls in frames the scheduler did not interrupt (a run with \
+         the same --seed makes the same calls: one slow in both runs costs that much itself, one slow \
+         in a single run was the machine's):"
     );
     for &(took, kind, world, at) in &stats.slowest_single {
         println!(
