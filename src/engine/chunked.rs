@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 const CHUNK_BITS: u32 = 10;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct ChunkedVec<T> {
     /// The full chunks: chunk `c` holds elements `c * CHUNK..`. Arrays,
     /// so an index within one is not checked.
