@@ -647,25 +647,11 @@ impl<'a, E: Entry> Walk<'a, E> {
         mut acc: B,
         mut f: impl FnMut(B, &'a E, i32) -> B,
     ) -> B {
+        // A walk that has handed out nothing (most folds) holds no run, and
+        // this first step is then no code at all: such a walk of one chain
+        // goes straight to `fold_rest`.
+        acc = self.fold_up_held::<Z, B>(acc, &mut f);
         loop {
-            if let Some(block) = self.up_block {
-                // The slots to yield, counted once (the loop keeps the
-                // mask in a register); the slot masked, so indexing needs
-                // no bounds check.
-                let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.up_mask));
-                while mask != 0 {
-                    let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
-                    mask &= mask - 1;
-                    acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
-                }
-            }
-            let take = self.up.len().min(self.ends.remaining);
-            for (i, slot) in self.up[..take].iter().enumerate() {
-                let z = if Z { self.up_zs[i] } else { 0 };
-                acc = f(acc, E::get(slot), z);
-            }
-            self.ends.remaining -= take;
-            self.up = &[];
             if self.ends.remaining == 0 {
                 return acc;
             }
@@ -675,7 +661,36 @@ impl<'a, E: Entry> Walk<'a, E> {
             if !self.advance_up() {
                 return acc;
             }
+            acc = self.fold_up_held::<Z, B>(acc, &mut f);
         }
+    }
+
+    /// Folds the entries of the runs the up end holds, and lets them go.
+    #[inline(always)]
+    fn fold_up_held<const Z: bool, B>(
+        &mut self,
+        mut acc: B,
+        f: &mut impl FnMut(B, &'a E, i32) -> B,
+    ) -> B {
+        if let Some(block) = self.up_block {
+            // The slots to yield, counted once (the loop keeps the mask in
+            // a register); the slot masked, so indexing needs no bounds
+            // check.
+            let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.up_mask));
+            while mask != 0 {
+                let slot = mask.trailing_zeros() as usize & (BLOCK_SLOTS - 1);
+                mask &= mask - 1;
+                acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
+            }
+        }
+        let take = self.up.len().min(self.ends.remaining);
+        for (i, slot) in self.up[..take].iter().enumerate() {
+            let z = if Z { self.up_zs[i] } else { 0 };
+            acc = f(acc, E::get(slot), z);
+        }
+        self.ends.remaining -= take;
+        self.up = &[];
+        acc
     }
 
     /// Folds every remaining entry walking down, with its Z bits if `Z`.
@@ -685,23 +700,9 @@ impl<'a, E: Entry> Walk<'a, E> {
         mut acc: B,
         mut f: impl FnMut(B, &'a E, i32) -> B,
     ) -> B {
+        // See `fold_up`.
+        acc = self.fold_down_held::<Z, B>(acc, &mut f);
         loop {
-            if let Some(block) = self.down_block {
-                let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.down_mask));
-                while mask != 0 {
-                    let slot = reversed_lowest(mask);
-                    mask &= mask - 1;
-                    acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
-                }
-            }
-            let take = self.down.len().min(self.ends.remaining);
-            let start = self.down.len() - take;
-            for (i, slot) in self.down[start..].iter().enumerate().rev() {
-                let z = if Z { self.down_zs[start + i] } else { 0 };
-                acc = f(acc, E::get(slot), z);
-            }
-            self.ends.remaining -= take;
-            self.down = &[];
             if self.ends.remaining == 0 {
                 return acc;
             }
@@ -711,7 +712,34 @@ impl<'a, E: Entry> Walk<'a, E> {
             if !self.advance_down() {
                 return acc;
             }
+            acc = self.fold_down_held::<Z, B>(acc, &mut f);
         }
+    }
+
+    /// Folds the entries of the runs the down end holds, and lets them go.
+    #[inline(always)]
+    fn fold_down_held<const Z: bool, B>(
+        &mut self,
+        mut acc: B,
+        f: &mut impl FnMut(B, &'a E, i32) -> B,
+    ) -> B {
+        if let Some(block) = self.down_block {
+            let mut mask = self.ends.yield_lowest(core::mem::take(&mut self.down_mask));
+            while mask != 0 {
+                let slot = reversed_lowest(mask);
+                mask &= mask - 1;
+                acc = f(acc, block.get(slot), if Z { block.z(slot) } else { 0 });
+            }
+        }
+        let take = self.down.len().min(self.ends.remaining);
+        let start = self.down.len() - take;
+        for (i, slot) in self.down[start..].iter().enumerate().rev() {
+            let z = if Z { self.down_zs[start + i] } else { 0 };
+            acc = f(acc, E::get(slot), z);
+        }
+        self.ends.remaining -= take;
+        self.down = &[];
+        acc
     }
 
     /// [`advance_up`](Self::advance_up) out of line: one entry at a time,
