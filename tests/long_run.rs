@@ -206,7 +206,67 @@ fn groups_across_2_pow_32<F: Face>() {
     expect(&face, 0, "all pruned");
 }
 
+/// Buckets waiting in two groups (started at different traversals) when
+/// the collection shrinks, which rebuilds the records of the waiting
+/// buckets: each group is still pruned on time. Then more buckets wait
+/// than the cap allows (the crate docs: at most `max(1024, live)`), so
+/// each removal after a shrink prunes the longest-waiting bucket at once.
+fn shrinking_while_buckets_wait<F: Face>() {
+    let mut face = F::build(31, 3);
+    let objects: Vec<F::Object> = (0..6).map(F::object).collect();
+    for (i, object) in (0..).zip(&objects) {
+        face.insert(object, distinct_z(i));
+    }
+    for object in &objects[..3] {
+        face.remove(object);
+    }
+    face.walk();
+    for object in &objects[3..5] {
+        face.remove(object);
+    }
+    expect(&face, 6, "one live, three waiting since 0, two since 1");
+    face.shrink_to_fit();
+    expect(&face, 6, "shrinking keeps both groups waiting");
+    face.walk();
+    face.walk();
+    expect(&face, 6, "the first group has been found waiting 3 times");
+    face.walk();
+    expect(&face, 3, "the first group pruned on the 4th traversal");
+    face.walk();
+    expect(&face, 1, "the second group a traversal later");
+
+    // The cap: 1,024 buckets waiting and 10 live, shrunk, then the live
+    // ones leave one by one.
+    if cfg!(miri) {
+        return;
+    }
+    const CAP: u32 = 1024;
+    let mut face = F::build(31, 8);
+    let objects: Vec<F::Object> = (0..CAP + 10).map(F::object).collect();
+    for (i, object) in (0..).zip(&objects) {
+        face.insert(object, distinct_z(i));
+    }
+    for object in &objects[..CAP as usize] {
+        face.remove(object);
+    }
+    expect(&face, CAP as usize + 10, "1,024 waiting, at the cap");
+    face.shrink_to_fit();
+    expect(&face, CAP as usize + 10, "shrinking keeps them");
+    for (left, object) in (0..10).rev().zip(&objects[CAP as usize..]) {
+        face.remove(object);
+        expect(&face, CAP as usize + left, "each removal prunes the oldest");
+    }
+    for _ in 0..8 {
+        face.walk();
+    }
+    expect(&face, CAP as usize, "8 traversals prune nothing");
+    face.walk();
+    expect(&face, 0, "the 9th prunes every bucket");
+}
+
 on_both_faces! {
+    shrinking_keeps_waiting_buckets_in_order => shrinking_while_buckets_wait();
+
     counts_stay_exact_past_2_pow_32_and_2_pow_33_walks => counts_stay_exact_for_every_threshold();
     the_largest_threshold_prunes_at_2_pow_32 => the_largest_threshold_prunes_at_2_pow_32();
     the_wrapping_clock_bug_stays_fixed => the_wrapping_clock_bug_stays_fixed();
