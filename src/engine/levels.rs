@@ -618,19 +618,8 @@ impl<E: Entry> Levels<E> {
         new: impl IntoIterator<Item = (i32, E)>,
         book: &mut B,
     ) {
-        let mut bucket = self.occupancy.next_from(0);
-        while let Some(b) = bucket {
-            self.lasts[b] = 0;
-            self.occupancy.emptied(b);
-            bucket = self.occupancy.next_from(b + 1);
-        }
         let mut new = new.into_iter().peekable();
-        let mut block = core::mem::replace(&mut self.first, NONE);
-        self.last = NONE;
-        let mut out = Writer {
-            block: NONE,
-            slot: BLOCK_SLOTS,
-        };
+        let (mut block, mut out) = self.restart();
         while block != NONE {
             let block_ref = self.blocks.get(block);
             let next = block_ref.next;
@@ -655,6 +644,52 @@ impl<E: Entry> Levels<E> {
             self.append(&mut out, z, entry, book);
         }
         self.blocks.trim_spares();
+        self.mark_lasts();
+    }
+
+    /// Rewrites the chain, in order, into full blocks of a new pool, and
+    /// frees the old blocks and every spare: the chain then holds what one
+    /// filed afresh in this order would. O(n); `book` learns every entry's
+    /// new place.
+    pub(crate) fn shrink_to_fit<B: Book<E>>(&mut self, book: &mut B) {
+        let mut old = core::mem::replace(&mut self.blocks, Pool::new(LEAF_IDS));
+        let (mut block, mut out) = self.restart();
+        while block != NONE {
+            let block_ref = old.get_mut(block);
+            let mut bits = block_ref.occupied;
+            while bits != 0 {
+                let slot = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (z, entry) = block_ref.take(slot);
+                self.append(&mut out, z, entry, book);
+            }
+            block = block_ref.next;
+        }
+        self.mark_lasts();
+        self.blocks.shrink_to_fit();
+    }
+
+    /// Starts a chain of no blocks, every bucket empty, for a pass that
+    /// appends the entries again; returns the old chain's first block and
+    /// where the pass writes first.
+    fn restart(&mut self) -> (u32, Writer) {
+        let mut bucket = self.occupancy.next_from(0);
+        while let Some(b) = bucket {
+            self.lasts[b] = 0;
+            self.occupancy.emptied(b);
+            bucket = self.occupancy.next_from(b + 1);
+        }
+        self.last = NONE;
+        let out = Writer {
+            block: NONE,
+            slot: BLOCK_SLOTS,
+        };
+        (core::mem::replace(&mut self.first, NONE), out)
+    }
+
+    /// Marks the last entry of each occupied bucket in its block, at the
+    /// end of a pass that appended them.
+    fn mark_lasts(&mut self) {
         let mut bucket = self.occupancy.next_from(0);
         while let Some(b) = bucket {
             let (block, end) = self.last_of(b);
@@ -755,11 +790,6 @@ impl<E: Entry> Levels<E> {
             block,
             left: self.blocks.get(block).occupied & !from(end) & ALL,
         }
-    }
-
-    /// Gives back the spare blocks and unused capacity.
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.blocks.shrink_to_fit();
     }
 
     /// Checks every invariant of the chain (tests and fuzzing), and

@@ -896,11 +896,13 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         Ok(())
     }
 
-    /// Gives back the memory the entries do not need: spare leaves, the
-    /// records of pruned buckets, and unused capacity.
+    /// Gives back the memory the entries do not need: both chains are
+    /// rewritten in full nodes (the book learns every entry's new place),
+    /// and the records of pruned buckets, spare nodes and unused capacity
+    /// go.
     pub(crate) fn shrink_to_fit(&mut self) {
-        self.levels.shrink_to_fit();
-        self.tree.shrink_to_fit();
+        self.levels.shrink_to_fit(&mut self.book);
+        self.tree.shrink_to_fit(&mut self.book);
         self.ledger.shrink_to_fit();
         self.scratch = Scratch::new();
     }

@@ -833,7 +833,92 @@ impl<E: Entry> Tree<E> {
         }
     }
 
-    pub(crate) fn shrink_to_fit(&mut self) {
+    /// Rewrites the tree, in order, into full leaves and inner nodes of
+    /// new pools, and frees the old nodes and every spare: it then holds
+    /// no more than one filed afresh in this order would. O(n); `book`
+    /// learns every entry's new place.
+    pub(crate) fn shrink_to_fit<B: Book<E>>(&mut self, book: &mut B) {
+        let mut old = core::mem::replace(self, Tree::new());
+        let mut total = 0;
+        let mut leaf = old.first;
+        while leaf != NONE {
+            let leaf_ref = old.leaves.get(leaf);
+            total += leaf_ref.len;
+            leaf = leaf_ref.next;
+        }
+        // The old entries in order, each taken out as it is read.
+        let mut from = Cursor {
+            leaf: old.first,
+            slot: 0,
+        };
+        let mut next_entry = || loop {
+            let leaf_ref = old.leaves.get_mut(from.leaf);
+            if from.slot < leaf_ref.len {
+                let z = leaf_ref.z(from.slot);
+                let entry = leaf_ref.take_at(from.slot);
+                from.slot += 1;
+                return (z, entry);
+            }
+            leaf_ref.forget_all();
+            from = Cursor {
+                leaf: leaf_ref.next,
+                slot: 0,
+            };
+        };
+        // The new leaves, each with the Z of its first entry (its bound),
+        // the entries spread evenly over as few as hold them.
+        let count = total.div_ceil(LEAF_SLOTS);
+        let mut level: Vec<(u32, i32)> = Vec::with_capacity(count);
+        for piece in 0..count {
+            let size = total / count + usize::from(piece < total % count);
+            let (z, entry) = next_entry();
+            let leaf = self.new_leaf(&entry);
+            let leaf_ref = self.leaves.get_mut(leaf);
+            leaf_ref.push(z, entry);
+            book.moved(leaf_ref.get(0), Self::place(leaf, 0));
+            for slot in 1..size {
+                let (z, entry) = next_entry();
+                leaf_ref.push(z, entry);
+                book.moved(leaf_ref.get(slot), Self::place(leaf, slot));
+            }
+            match level.last() {
+                None => self.first = leaf,
+                Some(&(prev, _)) => {
+                    self.leaves.get_mut(prev).next = leaf;
+                    self.leaves.get_mut(leaf).prev = prev;
+                }
+            }
+            self.last = leaf;
+            level.push((leaf, z));
+        }
+        // The inner levels, bottom up, children spread evenly too.
+        let mut over_leaves = true;
+        while level.len() > 1 {
+            let children = level.len();
+            let count = children.div_ceil(FANOUT);
+            let mut below = level.into_iter();
+            level = Vec::with_capacity(count);
+            for piece in 0..count {
+                let size = children / count + usize::from(piece < children % count);
+                let node = self.new_inner(over_leaves);
+                let mut low = FIRST;
+                for (index, (child, child_low)) in below.by_ref().take(size).enumerate() {
+                    let inner = self.inners.get_mut(node);
+                    inner.children[index] = child;
+                    if index == 0 {
+                        low = child_low;
+                    } else {
+                        inner.lows[index] = child_low;
+                    }
+                    inner.len = index + 1;
+                    self.set_parent(child, node, over_leaves);
+                }
+                level.push((node, low));
+            }
+            self.height += 1;
+            over_leaves = false;
+        }
+        self.root = level.first().map_or(NONE, |&(root, _)| root);
         self.leaves.shrink_to_fit();
         self.inners.shrink_to_fit();
     }
