@@ -411,7 +411,6 @@ impl<K: IntKey> IntMap<K> {
     }
 
     /// Every entry, in no particular order.
-    #[cfg(any(test, feature = "check"))]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (K, u32)> + '_ {
         self.table
             .entries()

@@ -387,6 +387,47 @@ impl KeyTable {
                 }
             }
         }
+        // Single keys go into the chunk of their index if it is kept, or
+        // if they are enough to keep one of their own (keys that arrived
+        // far, or scattered, before the keys around them came).
+        let mut singles: Vec<(usize, u32)> = self.single.iter().collect();
+        singles.sort_unstable_by_key(|&(index, _)| index);
+        self.single = IntMap::default();
+        for run in singles.chunk_by(|a, b| a.0 >> CHUNK_BITS == b.0 >> CHUNK_BITS) {
+            let number = run[0].0 >> CHUNK_BITS;
+            let kept = matches!(self.near.get(number), Some(Some(_)))
+                || self.far_numbers.get(number).is_some();
+            if !kept && run.len() < FAR_KEEP {
+                for &(index, place) in run {
+                    self.single.insert(index, place);
+                }
+                continue;
+            }
+            if !kept {
+                if number * CHUNK < limit {
+                    if self.near.len() <= number {
+                        self.near.resize_with(number + 1, || None);
+                    }
+                    self.near[number] = Some(new_chunk());
+                } else {
+                    self.far_numbers.insert(number, self.far.len() as u32);
+                    self.far.push(Far {
+                        number,
+                        keys: 0,
+                        places: new_chunk(),
+                    });
+                }
+            }
+            let (near, far_numbers, far) = (&mut self.near, &self.far_numbers, &mut self.far);
+            for &(index, place) in run {
+                let (slot, keys) =
+                    Self::slot_mut(near, far_numbers, far, index).expect("a chunk for the run");
+                *slot = place + 1;
+                if let Some(keys) = keys {
+                    *keys += 1;
+                }
+            }
+        }
         self.near.shrink_to_fit();
         self.far.shrink_to_fit();
         self.far_numbers.shrink_to_fit();
@@ -598,6 +639,35 @@ mod tests {
             (table.get(far), table.get(far + 1)),
             (Place::NOWHERE, place(3))
         );
+    }
+
+    #[test]
+    fn shrinking_gives_single_keys_their_chunks() {
+        let mut table = KeyTable::default();
+        // Keys arriving in a scattered order, each far for the few keys
+        // held when it came: many go to the single keys.
+        let n = 8 * CHUNK;
+        let keys: Vec<usize> = (0..n).map(|i| (i * 2_654_435_761) % n + 5 * n).collect();
+        for (i, &index) in keys.iter().enumerate() {
+            table.set(index, place(i as u32));
+        }
+        // And a few scattered far keys, too few for a chunk.
+        let far = 1 << 40;
+        for i in 0..FAR_KEEP - 1 {
+            table.set(far + 3 * i, place(7));
+        }
+        assert!(table.single.len() > FAR_KEEP);
+        let before = table.allocated();
+        table.shrink_to_fit();
+        assert!(table.allocated() < before);
+        table.check();
+        // The run's keys are all in chunks; the scattered ones stay single.
+        assert_eq!(table.single.len(), FAR_KEEP - 1);
+        assert_eq!(table.held(), n + FAR_KEEP - 1);
+        for (i, &index) in keys.iter().enumerate() {
+            assert_eq!(table.get(index), place(i as u32));
+        }
+        assert_eq!(table.get(far + 3), place(7));
     }
 
     #[test]
