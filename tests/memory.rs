@@ -608,3 +608,80 @@ fn a_hostile_document_of_59_bytes_deserializes_into_a_few_kib() {
     assert_eq!(order.first(), Some((u64::from(u32::MAX), I16F16::ZERO)));
     assert!(bytes <= 4096, "{bytes} B");
 }
+
+/// Objects of a churned collection (fewer when [`SMALL`]).
+const CHURNED: u32 = if SMALL { 300 } else { 30_000 };
+
+/// `n` objects filed at `zs` (levels or distinct Z), each then moved five
+/// times in a scattered order (so blocks and leaves are left partly
+/// empty all along the chains), `prune_after + 1` traversals, then
+/// `shrink_to_fit`: the collection holds at most what a new one filed
+/// with the same entries in their order holds, and exactly what that one
+/// holds after its own `shrink_to_fit`; and its order is the same.
+fn churn_then_shrink<F: Face>(zs: Zs) {
+    let n = CHURNED;
+    let objects: Vec<F::Object> = (0..n).map(F::object).collect();
+    let z = |i: u32| match zs {
+        Zs::Distinct => distinct_z(i),
+        _ => scattered_level(i),
+    };
+    let mut zs_now: Vec<I16F16> = (0..n).map(z).collect();
+    let before = held();
+    let mut face = F::build(31, 8);
+    for (object, &z) in objects.iter().zip(&zs_now) {
+        face.insert(object, z);
+    }
+    for round in 1..=5 {
+        for i in 0..n {
+            // A step prime to `n` permutes the objects; a new start each
+            // round.
+            let id = ((u64::from(i) * 7919 + u64::from(round) * 101) % u64::from(n)) as u32;
+            let moved = z(round * n + i);
+            face.set_z(&objects[id as usize], moved);
+            zs_now[id as usize] = moved;
+        }
+    }
+    for _ in 0..=8 {
+        face.walk();
+    }
+    let churned = held() - before;
+    face.shrink_to_fit();
+    face.check();
+    let shrunk = held() - before;
+    let ids = face.ids();
+    // (Objects of their own: an `Rc` object is in one collection at most.)
+    let others: Vec<F::Object> = (0..n).map(F::object).collect();
+    let before_fresh = held();
+    let mut fresh = F::build(31, 8);
+    for &id in &ids {
+        fresh.insert(&others[id as usize], zs_now[id as usize]);
+    }
+    let new = held() - before_fresh;
+    fresh.shrink_to_fit();
+    let new_shrunk = held() - before_fresh;
+    println!(
+        "{} {n} objects at {zs:?}, moved five times each: {churned} B, \
+         shrunk {shrunk} B; a new collection of the same entries {new} B, \
+         shrunk {new_shrunk} B",
+        F::NAME,
+    );
+    assert_eq!(fresh.ids(), ids, "the same order");
+    assert!(
+        shrunk <= new,
+        "{} holds {shrunk} B after shrinking, a new one {new} B",
+        F::NAME
+    );
+    // What a collection holds once shrunk depends on its entries and
+    // their order alone, not on how it came to hold them.
+    assert_eq!(
+        shrunk,
+        new_shrunk,
+        "{}: shrunk, it holds what a new one shrunk does",
+        F::NAME
+    );
+}
+
+on_both_faces! {
+    churn_at_levels_then_shrink_to_fit_holds_what_a_new_collection_does => churn_then_shrink(super::Zs::Levels);
+    churn_at_distinct_z_then_shrink_to_fit_holds_what_a_new_collection_does => churn_then_shrink(super::Zs::Distinct);
+}
