@@ -668,6 +668,12 @@ mod tests {
             assert_eq!(table.get(index), place(i as u32));
         }
         assert_eq!(table.get(far + 3), place(7));
+        let mut held: Vec<usize> = table.iter().map(|(index, _)| index).collect();
+        held.sort_unstable();
+        let mut expected: Vec<usize> = keys.clone();
+        expected.extend((0..FAR_KEEP - 1).map(|i| far + 3 * i));
+        expected.sort_unstable();
+        assert_eq!(held, expected, "every key is listed once, at its index");
     }
 
     #[test]
