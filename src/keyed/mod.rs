@@ -471,10 +471,18 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
         let _ = self.try_reserve(additional.min(room));
     }
 
-    /// Gives back the memory the collection does not need now: spare
-    /// leaves, the key table's unused chunks, the records of pruned
-    /// buckets, and unused capacity. Afterwards it holds about what a new
-    /// collection holding the same keys would.
+    /// Gives back the memory the collection does not need now: it
+    /// rewrites its blocks and leaves, in order, into as few full ones as
+    /// hold its keys, and drops the key table's unused chunks, the records
+    /// of pruned buckets, spare nodes and unused capacity. Afterwards it
+    /// holds what a new collection of the same keys in the same order
+    /// holds once shrunk, however much they moved about before; and since
+    /// churn leaves blocks partly empty, a walk after it reads fewer blocks
+    /// (the README gives the figures).
+    ///
+    /// It is O(n), as `Vec::shrink_to_fit` is (it copies the whole
+    /// collection into new nodes): call it at a moment the game chooses,
+    /// such as a loading screen, not in every frame.
     ///
     /// ```
     /// use zorder::{I16F16, ZOrder};

@@ -500,8 +500,15 @@ impl<T: ?Sized, L: Layout> RcZCollection<T, L> {
         IntoIter(detached)
     }
 
-    /// Gives back the memory the collection does not need now: spare
-    /// leaves, the records of pruned buckets, and unused capacity.
+    /// Gives back the memory the collection does not need now: it
+    /// rewrites its blocks and leaves, in order, into as few full ones as
+    /// hold its objects, and drops the records of pruned buckets, spare
+    /// nodes and unused capacity. Afterwards it holds what a new
+    /// collection of the same objects in the same order holds once
+    /// shrunk, and a walk reads full blocks again.
+    ///
+    /// It is O(n), as `Vec::shrink_to_fit` is: call it at a moment the game
+    /// chooses, such as a loading screen, not in every frame.
     ///
     /// ```
     /// # use std::cell::Cell;
