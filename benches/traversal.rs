@@ -1,9 +1,10 @@
 //! Traversal cost per object, back to front and front to back: fresh
 //! worlds (objects created in Z order, so memory order is drawing order)
 //! and the same worlds after heavy churn (memory order unrelated to drawing
-//! order); and 10 objects over 16 levels against the same over 4096 levels,
-//! the cost of empty levels. The keyed collection is also walked by a `for`
-//! loop (`zorder-keyed-for-loop`), against its `for_each` rows.
+//! order), and the keyed collection of those after `shrink_to_fit`; and 10
+//! objects over 16 levels against the same over 4096 levels, the cost of
+//! empty levels. The keyed collection is also walked by a `for` loop
+//! (`zorder-keyed-for-loop`), against its `for_each` rows.
 //!
 //! `cargo bench --bench traversal`
 
@@ -211,6 +212,51 @@ fn for_loop(c: &mut Criterion, objects: usize, churned: bool) {
     group.finish();
 }
 
+/// The keyed collection of a churned world after `shrink_to_fit`, which
+/// rewrites its chains in full blocks, against the `Vec` of the same keys
+/// (the `churned` group's baseline: the order does not change).
+fn shrunk(c: &mut Criterion, objects: usize) {
+    let mut world = world::<ZorderKeyed>(objects, true);
+    world.backend.shrink_to_fit();
+    let (keys, sprites) = world.backend.keys_and_sprites();
+    let (order, _) = world.backend.order_and_sprites();
+    let mut group = c.benchmark_group(format!("traversal/{objects}/churned-shrunk"));
+    group.throughput(Throughput::Elements(objects as u64));
+    group.bench_function(BenchmarkId::new("back_to_front", ZorderKeyed::NAME), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            order
+                .back_to_front()
+                .for_each(|key| canvas.draw(sprites.get(key)));
+            black_box(canvas)
+        });
+    });
+    group.bench_function(BenchmarkId::new("front_to_back", ZorderKeyed::NAME), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            order
+                .front_to_back()
+                .for_each(|key| canvas.draw(sprites.get(key)));
+            black_box(canvas)
+        });
+    });
+    group.bench_function(BenchmarkId::new("back_to_front", "vec-of-keys"), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            draw_keys(keys.iter(), sprites, |sprite| canvas.draw(sprite));
+            black_box(canvas)
+        });
+    });
+    group.bench_function(BenchmarkId::new("front_to_back", "vec-of-keys"), |b| {
+        b.iter(|| {
+            let mut canvas = Canvas::default();
+            draw_keys(keys.iter().rev(), sprites, |sprite| canvas.draw(sprite));
+            black_box(canvas)
+        });
+    });
+    group.finish();
+}
+
 /// 10^5 objects created in random order, each at its own fractional Z in
 /// `[0, 11)`, against the same number on the 11 levels `0..=10`: what
 /// distinct Z values cost a walk.
@@ -255,6 +301,7 @@ fn all_backends(c: &mut Criterion) {
             key_vec(c, objects, churned);
             for_loop(c, objects, churned);
         }
+        shrunk(c, objects);
     }
     for max_level in [15, 4095] {
         zorder_peers::for_each_backend!(sparse_levels(c, max_level));

@@ -26,6 +26,12 @@ impl ZorderKeyed {
     pub fn order_and_sprites(&self) -> (&ZOrder<u32>, &Slab<Sprite>) {
         (&self.order, &self.sprites)
     }
+
+    /// [`ZOrder::shrink_to_fit`]: what a game calls after heavy churn, at
+    /// a moment it chooses (a loading screen), to walk full blocks again.
+    pub fn shrink_to_fit(&mut self) {
+        self.order.shrink_to_fit();
+    }
 }
 
 impl Backend for ZorderKeyed {
