@@ -122,6 +122,15 @@ struct Writer {
     slot: usize,
 }
 
+impl Writer {
+    /// Where a pass starts: past the end of no block, so that its first
+    /// entry starts one.
+    const START: Writer = Writer {
+        block: NONE,
+        slot: BLOCK_SLOTS,
+    };
+}
+
 /// A position in the level chain for a walk: a block, and the occupied
 /// slots of it not yet visited from this end (`block` is `NONE` past the
 /// end).
@@ -619,7 +628,8 @@ impl<E: Entry> Levels<E> {
         book: &mut B,
     ) {
         let mut new = new.into_iter().peekable();
-        let (mut block, mut out) = self.restart();
+        let mut block = self.restart();
+        let mut out = Writer::START;
         while block != NONE {
             let block_ref = self.blocks.get(block);
             let next = block_ref.next;
@@ -653,7 +663,8 @@ impl<E: Entry> Levels<E> {
     /// new place.
     pub(crate) fn shrink_to_fit<B: Book<E>>(&mut self, book: &mut B) {
         let mut old = core::mem::replace(&mut self.blocks, Pool::new(LEAF_IDS));
-        let (mut block, mut out) = self.restart();
+        let mut block = self.restart();
+        let mut out = Writer::START;
         while block != NONE {
             let block_ref = old.get_mut(block);
             let mut bits = block_ref.occupied;
@@ -670,9 +681,9 @@ impl<E: Entry> Levels<E> {
     }
 
     /// Starts a chain of no blocks, every bucket empty, for a pass that
-    /// appends the entries again; returns the old chain's first block and
-    /// where the pass writes first.
-    fn restart(&mut self) -> (u32, Writer) {
+    /// appends the entries again (from [`Writer::START`]); returns the old
+    /// chain's first block.
+    fn restart(&mut self) -> u32 {
         let mut bucket = self.occupancy.next_from(0);
         while let Some(b) = bucket {
             self.lasts[b] = 0;
@@ -680,11 +691,7 @@ impl<E: Entry> Levels<E> {
             bucket = self.occupancy.next_from(b + 1);
         }
         self.last = NONE;
-        let out = Writer {
-            block: NONE,
-            slot: BLOCK_SLOTS,
-        };
-        (core::mem::replace(&mut self.first, NONE), out)
+        core::mem::replace(&mut self.first, NONE)
     }
 
     /// Marks the last entry of each occupied bucket in its block, at the
