@@ -11,7 +11,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
 
 use zorder_peers::bench_args::Parts;
 use zorder_peers::scenario::SEED;
@@ -44,21 +45,26 @@ fn traverse<B: Backend>(c: &mut Criterion, objects: usize, churned: bool) {
     let state = if churned { "churned" } else { "fresh" };
     let mut group = c.benchmark_group(format!("traversal/{objects}/{state}"));
     group.throughput(Throughput::Elements(objects as u64));
+    walk_rows(&mut group, &mut world.backend);
+    group.finish();
+}
+
+/// The rows of `backend`'s walks, back to front and front to back.
+fn walk_rows<B: Backend>(group: &mut BenchmarkGroup<'_, WallTime>, backend: &mut B) {
     group.bench_function(BenchmarkId::new("back_to_front", B::NAME), |b| {
         b.iter(|| {
             let mut canvas = Canvas::default();
-            world.backend.back_to_front(|sprite| canvas.draw(sprite));
+            backend.back_to_front(|sprite| canvas.draw(sprite));
             black_box(canvas)
         });
     });
     group.bench_function(BenchmarkId::new("front_to_back", B::NAME), |b| {
         b.iter(|| {
             let mut canvas = Canvas::default();
-            world.backend.front_to_back(|sprite| canvas.draw(sprite));
+            backend.front_to_back(|sprite| canvas.draw(sprite));
             black_box(canvas)
         });
     });
-    group.finish();
 }
 
 /// Draws the sprites of `handles` in order, in the shape every backend's
@@ -155,10 +161,17 @@ fn sparse_levels<B: Backend>(c: &mut Criterion, max_level: u16) {
 /// keeping the order.
 fn key_vec(c: &mut Criterion, objects: usize, churned: bool) {
     let world = world::<ZorderKeyed>(objects, churned);
-    let (keys, sprites) = world.backend.keys_and_sprites();
     let state = if churned { "churned" } else { "fresh" };
     let mut group = c.benchmark_group(format!("traversal/{objects}/{state}"));
     group.throughput(Throughput::Elements(objects as u64));
+    key_vec_rows(&mut group, &world.backend);
+    group.finish();
+}
+
+/// The rows of a `Vec` of the keys `keyed` yields, in its order, drawn
+/// from its sprites.
+fn key_vec_rows(group: &mut BenchmarkGroup<'_, WallTime>, keyed: &ZorderKeyed) {
+    let (keys, sprites) = keyed.keys_and_sprites();
     group.bench_function(BenchmarkId::new("back_to_front", "vec-of-keys"), |b| {
         b.iter(|| {
             let mut canvas = Canvas::default();
@@ -173,7 +186,6 @@ fn key_vec(c: &mut Criterion, objects: usize, churned: bool) {
             black_box(canvas)
         });
     });
-    group.finish();
 }
 
 /// The keyed collection walked by a `for` loop (external iteration, a
@@ -218,42 +230,10 @@ fn for_loop(c: &mut Criterion, objects: usize, churned: bool) {
 fn shrunk(c: &mut Criterion, objects: usize) {
     let mut world = world::<ZorderKeyed>(objects, true);
     world.backend.shrink_to_fit();
-    let (keys, sprites) = world.backend.keys_and_sprites();
-    let (order, _) = world.backend.order_and_sprites();
     let mut group = c.benchmark_group(format!("traversal/{objects}/churned-shrunk"));
     group.throughput(Throughput::Elements(objects as u64));
-    group.bench_function(BenchmarkId::new("back_to_front", ZorderKeyed::NAME), |b| {
-        b.iter(|| {
-            let mut canvas = Canvas::default();
-            order
-                .back_to_front()
-                .for_each(|key| canvas.draw(sprites.get(key)));
-            black_box(canvas)
-        });
-    });
-    group.bench_function(BenchmarkId::new("front_to_back", ZorderKeyed::NAME), |b| {
-        b.iter(|| {
-            let mut canvas = Canvas::default();
-            order
-                .front_to_back()
-                .for_each(|key| canvas.draw(sprites.get(key)));
-            black_box(canvas)
-        });
-    });
-    group.bench_function(BenchmarkId::new("back_to_front", "vec-of-keys"), |b| {
-        b.iter(|| {
-            let mut canvas = Canvas::default();
-            draw_keys(keys.iter(), sprites, |sprite| canvas.draw(sprite));
-            black_box(canvas)
-        });
-    });
-    group.bench_function(BenchmarkId::new("front_to_back", "vec-of-keys"), |b| {
-        b.iter(|| {
-            let mut canvas = Canvas::default();
-            draw_keys(keys.iter().rev(), sprites, |sprite| canvas.draw(sprite));
-            black_box(canvas)
-        });
-    });
+    walk_rows(&mut group, &mut world.backend);
+    key_vec_rows(&mut group, &world.backend);
     group.finish();
 }
 
