@@ -115,7 +115,8 @@ enum Tidy {
     Back,
 }
 
-/// Where a [`Levels::rebuild`] writes next.
+/// Where a pass that appends the chain's entries again
+/// ([`Levels::rebuild`], [`Levels::shrink_to_fit`]) writes next.
 #[derive(Clone, Copy)]
 struct Writer {
     block: u32,

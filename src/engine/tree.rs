@@ -17,6 +17,8 @@
 //! Every single operation is O(log n) in the worst case. A batch of `k`
 //! entries is filed in one sorted pass: one descent per leaf it touches,
 //! and one merge of each such leaf with the entries that go there.
+//! `shrink_to_fit` rewrites the whole tree in full nodes, bottom up, in
+//! O(n).
 
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
