@@ -609,8 +609,15 @@ fn a_hostile_document_of_59_bytes_deserializes_into_a_few_kib() {
     assert!(bytes <= 4096, "{bytes} B");
 }
 
-/// Objects of a churned collection (fewer when [`SMALL`]).
-const CHURNED: u32 = if SMALL { 300 } else { 30_000 };
+/// Objects of a churned collection (fewer when [`SMALL`], fewest under
+/// Miri: still eight leaves' worth).
+const CHURNED: u32 = if cfg!(miri) {
+    64
+} else if SMALL {
+    300
+} else {
+    30_000
+};
 
 /// `n` objects filed at `zs` (levels or distinct Z), each then moved five
 /// times in a scattered order (so blocks and leaves are left partly
