@@ -353,7 +353,9 @@ impl KeyTable {
     /// Gives back chunks no key uses, and capacity: afterwards the table
     /// holds what one filled with the same keys would (near chunks beyond
     /// the near bound and far chunks of few keys give their keys to the
-    /// single keys' map; far chunks now below the bound become near).
+    /// single keys' map; far chunks now below the bound become near; single
+    /// keys go into their index's chunk if it is kept, or if a quarter of
+    /// a chunk's keys are single).
     pub(crate) fn shrink_to_fit(&mut self) {
         let limit = DENSE_FACTOR.saturating_mul(self.held).max(DENSE_MIN);
         let mut numbered: Vec<(usize, Chunk)> = Vec::new();
@@ -367,18 +369,8 @@ impl KeyTable {
             if keys == 0 {
                 continue;
             }
-            if number * CHUNK < limit {
-                if self.near.len() <= number {
-                    self.near.resize_with(number + 1, || None);
-                }
-                self.near[number] = Some(chunk);
-            } else if keys >= FAR_KEEP {
-                self.far_numbers.insert(number, self.far.len() as u32);
-                self.far.push(Far {
-                    number,
-                    keys,
-                    places: chunk,
-                });
+            if number * CHUNK < limit || keys >= FAR_KEEP {
+                self.keep_chunk(number, keys, chunk, limit);
             } else {
                 for (i, &bits) in chunk.iter().enumerate() {
                     if bits != 0 {
@@ -404,19 +396,7 @@ impl KeyTable {
                 continue;
             }
             if !kept {
-                if number * CHUNK < limit {
-                    if self.near.len() <= number {
-                        self.near.resize_with(number + 1, || None);
-                    }
-                    self.near[number] = Some(new_chunk());
-                } else {
-                    self.far_numbers.insert(number, self.far.len() as u32);
-                    self.far.push(Far {
-                        number,
-                        keys: 0,
-                        places: new_chunk(),
-                    });
-                }
+                self.keep_chunk(number, 0, new_chunk(), limit);
             }
             let (near, far_numbers, far) = (&mut self.near, &self.far_numbers, &mut self.far);
             for &(index, place) in run {
@@ -432,6 +412,24 @@ impl KeyTable {
         self.far.shrink_to_fit();
         self.far_numbers.shrink_to_fit();
         self.single.shrink_to_fit();
+    }
+
+    /// Keeps chunk `number`, holding `keys` keys: near if it lies below
+    /// `limit`, else far (a step of [`shrink_to_fit`](Self::shrink_to_fit)).
+    fn keep_chunk(&mut self, number: usize, keys: usize, places: Chunk, limit: usize) {
+        if number * CHUNK < limit {
+            if self.near.len() <= number {
+                self.near.resize_with(number + 1, || None);
+            }
+            self.near[number] = Some(places);
+        } else {
+            self.far_numbers.insert(number, self.far.len() as u32);
+            self.far.push(Far {
+                number,
+                keys,
+                places,
+            });
+        }
     }
 
     /// Every held index with its place.
