@@ -893,36 +893,46 @@ impl<E: Entry> Tree<E> {
             self.last = leaf;
             level.push((leaf, z));
         }
-        // The inner levels, bottom up, children spread evenly too.
+        self.raise(&mut level);
+        self.leaves.shrink_to_fit();
+        self.inners.shrink_to_fit();
+    }
+
+    /// Builds the inner levels over `level`, the leaves in chain order
+    /// each with the Z bits of its first entry, bottom up, the children
+    /// spread evenly over as few nodes as hold them; sets the root and the
+    /// height. `level` ends holding the root (or nothing).
+    fn raise(&mut self, level: &mut Vec<(u32, i32)>) {
+        self.height = 0;
         let mut over_leaves = true;
         while level.len() > 1 {
             let children = level.len();
             let count = children.div_ceil(FANOUT);
-            let mut below = level.into_iter();
-            level = Vec::with_capacity(count);
+            let mut read = 0;
             for piece in 0..count {
                 let size = children / count + usize::from(piece < children % count);
                 let node = self.new_inner(over_leaves);
-                let mut low = FIRST;
-                for (index, (child, child_low)) in below.by_ref().take(size).enumerate() {
+                let low = level[read].1;
+                for index in 0..size {
+                    let (child, child_low) = level[read + index];
                     let inner = self.inners.get_mut(node);
                     inner.children[index] = child;
-                    if index == 0 {
-                        low = child_low;
-                    } else {
+                    if index > 0 {
                         inner.lows[index] = child_low;
                     }
                     inner.len = index + 1;
                     self.set_parent(child, node, over_leaves);
                 }
-                level.push((node, low));
+                read += size;
+                // (The children of this node are read: its own entry,
+                // at or before them, is free.)
+                level[piece] = (node, low);
             }
+            level.truncate(count);
             self.height += 1;
             over_leaves = false;
         }
         self.root = level.first().map_or(NONE, |&(root, _)| root);
-        self.leaves.shrink_to_fit();
-        self.inners.shrink_to_fit();
     }
 
     /// Checks every invariant of the tree (tests and fuzzing): bounds,
