@@ -148,6 +148,32 @@ impl<N> Pool<N> {
         self.spares.push(node);
     }
 
+    /// Takes node `id` out of its slot, the id staying in use, for a pass
+    /// that works on the node while it reaches others through the pool;
+    /// [`put_back`](Self::put_back) or
+    /// [`free_taken_for_reuse`](Self::free_taken_for_reuse) ends that.
+    pub(crate) fn take_out(&mut self, id: u32) -> Box<N> {
+        self.slot_mut(id).take().expect("a live node")
+    }
+
+    /// Puts node `id`, taken out, back in its slot.
+    pub(crate) fn put_back(&mut self, id: u32, node: Box<N>) {
+        let slot = self.slot_mut(id);
+        debug_assert!(slot.is_none(), "a node taken out");
+        *slot = Some(node);
+    }
+
+    /// Frees id `id`, whose node was taken out, and keeps the node as
+    /// [`free_for_reuse`](Self::free_for_reuse) does.
+    pub(crate) fn free_taken_for_reuse(&mut self, id: u32, node: Box<N>) {
+        debug_assert!(
+            self.slot(id).is_some_and(Option::is_none),
+            "a node taken out"
+        );
+        self.free_ids.push(id);
+        self.spares.push(node);
+    }
+
     /// Gives back the spares beyond the bound.
     pub(crate) fn trim_spares(&mut self) {
         let bound = spares_bound(self.live());
