@@ -74,7 +74,7 @@ pub(crate) use intmap::IntMap;
 use self::entry::{Book, Entry};
 use self::ledger::Ledger;
 use self::levels::Levels;
-use self::place::{BATCH_STEPS, Chain, Place, Spot};
+use self::place::{BATCH_STEPS, Chain, LEAF_SLOTS, Place, Spot};
 use self::tree::Tree;
 use self::walk::{Chains, Detached, Ends, Walk};
 use crate::error::ZError;
@@ -159,6 +159,8 @@ struct Scratch<E> {
     /// may go on in a leaf it did not touch (scratch).
     closed: Vec<i32>,
     maybe_on: Vec<i32>,
+    /// The nodes of a tree rebuild's level (scratch).
+    nodes: Vec<(u32, i32)>,
     /// A counting sort's counts.
     counts: Vec<u32>,
     /// Whether the level chain waits for a rebuild (set while the steps
@@ -181,6 +183,7 @@ impl<E> Scratch<E> {
             opened: Vec::new(),
             closed: Vec::new(),
             maybe_on: Vec::new(),
+            nodes: Vec::new(),
             counts: Vec::new(),
             rebuild: false,
             mid_step: false,
@@ -433,10 +436,12 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
 
     /// Applies a batch as one operation: the same order as the steps one
     /// by one would give (a later step for an entry replaces an earlier
-    /// one), with one merge of each tree leaf the batch files into, and one
-    /// rebuild of the level chain once the batch has changed a quarter of
-    /// it (at least [`REBUILD_MIN`] steps), or from the start if the
-    /// iterator's lower bound on its steps is that many. Every
+    /// one), with one merge of each tree leaf the batch files into, or one
+    /// rebuild of the tree if it takes out and files there a quarter of a
+    /// leaf's slots per leaf; and one rebuild of the level chain once the
+    /// batch has changed a quarter of it (at least [`REBUILD_MIN`] steps),
+    /// or from the start if the iterator's lower bound on its steps is
+    /// that many. Every
     /// unfiled entry, and every handle a step passed in that the core does
     /// not keep, goes to `release`, which runs no user code (the `Rc`
     /// faces keep the handles, to drop them after the batch; keys need
@@ -629,12 +634,11 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             opened,
             closed,
             maybe_on,
+            nodes,
             counts,
             rebuild,
             mid_step: _,
         } = scratch;
-        self.tree
-            .settle_taken(touched, closed, maybe_on, &mut self.book);
         // File what waits: the level chain's share in one rebuild, the
         // tree's in one merge, each sorted by Z then call order.
         for (order, (target, entry)) in pending.iter().enumerate() {
@@ -648,6 +652,21 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 Target::Bucket(bucket, _) => level_keys.push((bucket as u32, order as u32)),
                 Target::Tree(bits) => tree.push((bits as u32 ^ 0x8000_0000, order as u32)),
             }
+        }
+        // The tree is rebuilt in one pass if the batch takes out and files
+        // there, together, a quarter of a leaf's slots for each leaf or
+        // more (a sixth of its entries moving, in leaves that are
+        // three-quarters full), else the leaves it took from are closed and
+        // then merged with what it files, leaf by leaf.
+        let taken: usize = touched
+            .iter()
+            .map(|&(_, leaf)| self.tree.leaf(leaf).dead.count_ones() as usize)
+            .sum();
+        let touches = taken + tree.len();
+        let rebuild_tree = touches > 0 && 4 * touches >= LEAF_SLOTS * self.tree.leaves.live();
+        if !rebuild_tree {
+            self.tree
+                .settle_taken(touched, closed, maybe_on, &mut self.book);
         }
         if *rebuild {
             // By bucket, and in call order (the order they were pushed) in
@@ -693,8 +712,13 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                 entry.expect("a pending tree entry"),
             )
         });
-        self.tree
-            .insert_sorted(items, &mut self.book, opened, merge);
+        if rebuild_tree {
+            self.tree
+                .rebuild(items, &mut self.book, opened, closed, touched, nodes);
+        } else {
+            self.tree
+                .insert_sorted(items, &mut self.book, opened, merge);
+        }
         // Pruning sees one operation: a run emptied and refilled by it never
         // waited. (Both lists are sorted: `opened` by the merge.)
         debug_assert!(closed.is_sorted() && opened.is_sorted());

@@ -16,10 +16,14 @@
 //!
 //! Every single operation is O(log n) in the worst case. A batch of `k`
 //! entries is filed in one sorted pass: one descent per leaf it touches,
-//! and one merge of each such leaf with the entries that go there.
-//! `shrink_to_fit` rewrites the whole tree in full nodes, bottom up, in
-//! O(n).
+//! and one merge of each such leaf with the entries that go there; a batch
+//! that moves many entries rebuilds the tree instead, in one pass over
+//! every leaf, merging its entries with the batch's into new leaves
+//! three-quarters full (the old ones reused as they are read) and the
+//! inner levels over them. `shrink_to_fit` rewrites the whole tree in
+//! full nodes, bottom up, in O(n).
 
+use alloc::boxed::Box;
 use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
@@ -46,6 +50,71 @@ const FIRST: i32 = i32::MIN;
 /// Entries per leaf that a batch aims for when it fills new leaves: room
 /// is left for later insertions before a leaf splits.
 const BATCH_FILL: usize = LEAF_SLOTS * 3 / 4;
+
+/// The leaves a [`Tree::rebuild`] fills: the last, out of the pool while
+/// it is filled, with its id; the slot it is at and its size; and how
+/// many entries go into how many leaves, spread evenly.
+struct Fill<E: Entry> {
+    leaf: Option<(u32, Box<Leaf<E>>)>,
+    slot: usize,
+    size: usize,
+    count: usize,
+    total: usize,
+}
+
+impl<E: Entry> Fill<E> {
+    /// Files an entry after the last one, in the leaf being filled or in
+    /// a new one after it.
+    #[inline(always)]
+    fn put<B: Book<E>>(
+        &mut self,
+        tree: &mut Tree<E>,
+        z: i32,
+        entry: E,
+        book: &mut B,
+        level: &mut Vec<(u32, i32)>,
+    ) {
+        if self.slot == self.size {
+            self.next_leaf(tree, &entry, z, level);
+        }
+        let (id, leaf) = self.leaf.as_mut().expect("a leaf being filled");
+        leaf.push(z, entry);
+        book.moved(leaf.get(self.slot), Tree::<E>::place(*id, self.slot));
+        self.slot += 1;
+    }
+
+    /// Puts the full leaf back and starts a new one after it.
+    fn next_leaf(
+        &mut self,
+        tree: &mut Tree<E>,
+        template: &E,
+        low: i32,
+        level: &mut Vec<(u32, i32)>,
+    ) {
+        self.finish(tree);
+        let piece = level.len();
+        self.size = self.total / self.count + usize::from(piece < self.total % self.count);
+        self.slot = 0;
+        let id = tree.new_leaf(template);
+        match tree.last {
+            NONE => tree.first = id,
+            last => {
+                tree.leaves.get_mut(last).next = id;
+                tree.leaves.get_mut(id).prev = last;
+            }
+        }
+        tree.last = id;
+        level.push((id, low));
+        self.leaf = Some((id, tree.leaves.take_out(id)));
+    }
+
+    /// Puts the leaf being filled back in the pool.
+    fn finish(&mut self, tree: &mut Tree<E>) {
+        if let Some((id, leaf)) = self.leaf.take() {
+            tree.leaves.put_back(id, leaf);
+        }
+    }
+}
 
 /// An inner node: up to [`FANOUT`] children and their lower bounds.
 struct Inner {
@@ -933,6 +1002,144 @@ impl<E: Entry> Tree<E> {
             over_leaves = false;
         }
         self.root = level.first().map_or(NONE, |&(root, _)| root);
+    }
+
+    /// Rebuilds the tree in one pass, for a batch that touches much of it:
+    /// its entries but those the batch took out (dead in their leaves),
+    /// merged with `items` (sorted by Z bits; each goes after the entries
+    /// of its Z, in the order given), spread evenly over leaves filled to
+    /// [`BATCH_FILL`], and inner nodes built over them bottom up. Pushes
+    /// onto the empty `closed` the Z bits of every run the takes emptied,
+    /// and onto `opened` those of every run an item opens, both ascending
+    /// (a run emptied and refilled is in both, as
+    /// [`settle_taken`](Self::settle_taken) and
+    /// [`insert_sorted`](Self::insert_sorted) give). The leaves the batch
+    /// noted in `touched` are forgotten; `level` is scratch. O(n); `book` learns every entry's new place. The old
+    /// nodes are reused as they are read.
+    pub(crate) fn rebuild<B: Book<E>>(
+        &mut self,
+        items: impl ExactSizeIterator<Item = (i32, E)>,
+        book: &mut B,
+        opened: &mut Vec<i32>,
+        closed: &mut Vec<i32>,
+        touched: &mut Vec<([i32; 2], u32)>,
+        level: &mut Vec<(u32, i32)>,
+    ) {
+        debug_assert!(closed.is_empty());
+        touched.clear();
+        // The old inner nodes, found from the root, become spares for
+        // the new ones.
+        level.clear();
+        if self.height > 0 {
+            level.push((self.root, 0));
+        }
+        let mut at = 0;
+        while let Some(&(node, _)) = level.get(at) {
+            let inner = self.inners.get(node);
+            if !inner.over_leaves {
+                level.extend(inner.children[..inner.len].iter().map(|&child| (child, 0)));
+            }
+            at += 1;
+        }
+        for (node, _) in level.drain(..) {
+            self.inners.free_for_reuse(node);
+        }
+        let mut total = items.len();
+        let mut leaf = self.first;
+        while leaf != NONE {
+            let leaf_ref = self.leaves.get(leaf);
+            total += leaf_ref.len - leaf_ref.dead.count_ones() as usize;
+            leaf = leaf_ref.next;
+        }
+        // As few leaves as hold the entries at the batch's fill (or full,
+        // if there are not the ids for that many).
+        let mut count = total.div_ceil(BATCH_FILL);
+        if count > self.leaves.live() + self.leaves.room() {
+            count = total.div_ceil(LEAF_SLOTS);
+        }
+        let mut fill = Fill {
+            leaf: None,
+            slot: 0,
+            size: 0,
+            count,
+            total,
+        };
+        let mut leaf = core::mem::replace(&mut self.first, NONE);
+        (self.root, self.height, self.last) = (NONE, 0, NONE);
+        let mut items = items.peekable();
+        // The Z bits of the old run being read and whether an entry of it
+        // is left; those of the entry filed last.
+        let mut run: Option<(i32, bool)> = None;
+        let mut before = None;
+        // The Z bits of the next item, or past every Z if none is left.
+        let mut next_item = items.peek().map_or(i64::MAX, |&(z, _)| i64::from(z));
+        while leaf != NONE {
+            // (Out of the pool while it is read, the leaves filled taking
+            // the ones read before.)
+            let mut old = self.leaves.take_out(leaf);
+            debug_assert!(old.len > 0, "no leaf of the chain is empty");
+            if old.dead == 0 {
+                // Nothing taken here: only the runs at its ends may go on
+                // from the leaf before or to the next.
+                match run {
+                    Some((run_z, false)) if run_z != old.z(0) => closed.push(run_z),
+                    _ => {}
+                }
+                run = Some((old.z(old.len - 1), true));
+            } else {
+                for slot in 0..old.len {
+                    let z = old.z(slot);
+                    let live = old.dead & (1 << slot) == 0;
+                    match &mut run {
+                        Some((run_z, left)) if *run_z == z => *left |= live,
+                        _ => {
+                            if let Some((gone, false)) = run {
+                                closed.push(gone);
+                            }
+                            run = Some((z, live));
+                        }
+                    }
+                }
+            }
+            let mut live = !old.dead & u64::MAX.checked_shr(64 - old.len as u32).unwrap_or(0);
+            while live != 0 {
+                let slot = live.trailing_zeros() as usize;
+                live &= live - 1;
+                let z = old.z(slot);
+                // After the items below its Z.
+                while i64::from(z) > next_item {
+                    let (item_z, item) = items.next().expect("an item was peeked");
+                    next_item = items.peek().map_or(i64::MAX, |&(z, _)| i64::from(z));
+                    if before != Some(item_z) {
+                        opened.push(item_z);
+                    }
+                    before = Some(item_z);
+                    fill.put(self, item_z, item, book, level);
+                }
+                before = Some(z);
+                fill.put(self, z, old.take_at(slot), book, level);
+            }
+            let next = old.next;
+            old.forget_all();
+            old.dead = 0;
+            self.leaves.free_taken_for_reuse(leaf, old);
+            leaf = next;
+        }
+        if let Some((gone, false)) = run {
+            closed.push(gone);
+        }
+        for (z, item) in items {
+            if before != Some(z) {
+                opened.push(z);
+            }
+            before = Some(z);
+            fill.put(self, z, item, book, level);
+        }
+        fill.finish(self);
+        self.raise(level);
+        level.clear();
+        self.leaves.trim_spares();
+        self.inners.trim_spares();
     }
 
     /// Checks every invariant of the tree (tests and fuzzing): bounds,

@@ -815,7 +815,8 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// order (ties among them included; a key changed twice ends where its
     /// last change puts it), at the cost of sorting the changes: the tree
     /// leaves they touch are merged once, where one by one each would
-    /// descend the tree. A change the collection refuses (a Z a simple
+    /// descend the tree, and a batch that moves about a sixth of the
+    /// tree's entries or more rebuilds it in one pass. A change the collection refuses (a Z a simple
     /// layout has no level for; a key whose index another generation
     /// holds) is skipped, and counted.
     ///
