@@ -513,6 +513,73 @@ fn batches_that_empty_runs_over_several_leaves_count_each_once() {
     }
 }
 
+/// Batches that move from a few to all of a crowd of keys at fractional Z
+/// (an isometric y-sort that walks), with some removed and some filed:
+/// the same order, ties included, and the same bucket counts as one call
+/// at a time, whether the batch merges into the leaves it touches or,
+/// moving many, rebuilds the tree.
+#[test]
+fn batches_that_move_a_crowd_keep_the_order_of_one_call_at_a_time() {
+    // Fewer keys than the waiting buckets' cap, and each round's buckets
+    // pruned by the next (three walks a round, pruning after two): where
+    // the cap binds, a batch (one operation) and its calls one by one may
+    // prune different buckets.
+    let (keys, rounds) = if cfg!(miri) { (120u32, 6) } else { (1_000, 40) };
+    let mut batched = ZOrder::<u32>::with_prune_after(4, 2).unwrap();
+    let mut single = ZOrder::<u32>::with_prune_after(4, 2).unwrap();
+    let mut next = zorder_testkit::xorshift(0xC40_3D5_0F7);
+    // Z values in [0, 8): half of them on a grid of quarters, so that
+    // runs of one Z span leaves, the others anywhere.
+    let at = |draw: u64| match draw % 2 {
+        0 => I16F16::from_bits((((draw >> 1) % 32) << 14) as i32),
+        _ => I16F16::from_bits(((draw >> 1) % (32 << 14)) as i32),
+    };
+    let mut held: Vec<bool> = vec![false; keys as usize];
+    for round in 0..rounds {
+        // The share that changes: from one in sixteen to all of them.
+        let share = 1 + (round as u64 * 7) % 16;
+        let mut changes: Vec<(u32, Option<I16F16>)> = Vec::new();
+        for key in 0..keys {
+            let draw = next();
+            if draw % 16 >= share {
+                continue;
+            }
+            let z = if draw % 97 == 0 {
+                None
+            } else {
+                Some(at(draw >> 8))
+            };
+            if z.is_some() || held[key as usize] {
+                held[key as usize] = z.is_some();
+                changes.push((key, z));
+            }
+        }
+        let applied = batched.apply(changes.iter().copied());
+        assert_eq!(applied.refused, 0, "round {round}");
+        for &(key, z) in &changes {
+            match z {
+                Some(z) => single.insert_or_set_z(key, z).map(drop).unwrap(),
+                None => single.remove(key).map(drop).unwrap(),
+            }
+        }
+        assert_eq!(
+            batched.back_to_front().collect::<Vec<_>>(),
+            single.back_to_front().collect::<Vec<_>>(),
+            "round {round}"
+        );
+        assert_eq!(
+            batched.nonoptimized_buckets(),
+            single.nonoptimized_buckets(),
+            "round {round}"
+        );
+        for _ in 0..2 {
+            batched.back_to_front().for_each(drop);
+            single.back_to_front().for_each(drop);
+        }
+        batched.check_invariants();
+    }
+}
+
 /// An iterator whose lower bound lies (safe code may): a batch takes only
 /// what it yields, and the claim changes nothing but the batch's plan.
 #[test]
