@@ -96,14 +96,7 @@ impl<E: Entry> Fill<E> {
         self.size = self.total / self.count + usize::from(piece < self.total % self.count);
         self.slot = 0;
         let id = tree.new_leaf(template);
-        match tree.last {
-            NONE => tree.first = id,
-            last => {
-                tree.leaves.get_mut(last).next = id;
-                tree.leaves.get_mut(id).prev = last;
-            }
-        }
-        tree.last = id;
+        tree.chain_last(id);
         level.push((id, low));
         self.leaf = Some((id, tree.leaves.take_out(id)));
     }
@@ -342,6 +335,19 @@ impl<E: Entry> Tree<E> {
             NONE => self.last = leaf,
             next => self.leaves.get_mut(next).prev = leaf,
         }
+    }
+
+    /// Chains the new leaf `leaf` after the last one, for a pass that
+    /// writes the chain from its start.
+    fn chain_last(&mut self, leaf: u32) {
+        match self.last {
+            NONE => self.first = leaf,
+            last => {
+                self.leaves.get_mut(last).next = leaf;
+                self.leaves.get_mut(leaf).prev = last;
+            }
+        }
+        self.last = leaf;
     }
 
     /// Makes `child` (bounded below by `low`) the sibling right after
@@ -952,14 +958,7 @@ impl<E: Entry> Tree<E> {
                 leaf_ref.push(z, entry);
                 book.moved(leaf_ref.get(slot), Self::place(leaf, slot));
             }
-            match level.last() {
-                None => self.first = leaf,
-                Some(&(prev, _)) => {
-                    self.leaves.get_mut(prev).next = leaf;
-                    self.leaves.get_mut(leaf).prev = prev;
-                }
-            }
-            self.last = leaf;
+            self.chain_last(leaf);
             level.push((leaf, z));
         }
         self.raise(&mut level);
