@@ -460,6 +460,20 @@ fn large_batches_keep_the_contract_order_with_many_levels() {
     }
 }
 
+/// The same order (a counting walk of each) and the same bucket counts.
+fn assert_same_walk_and_counts(batched: &ZOrder<u32>, single: &ZOrder<u32>, round: usize) {
+    assert_eq!(
+        batched.back_to_front().collect::<Vec<_>>(),
+        single.back_to_front().collect::<Vec<_>>(),
+        "round {round}"
+    );
+    assert_eq!(
+        batched.nonoptimized_buckets(),
+        single.nonoptimized_buckets(),
+        "round {round}"
+    );
+}
+
 /// Batches that take entries out of runs of one Z spanning several tree
 /// leaves (a leaf of one Z only, next to leaves that start or end with
 /// it): the runs they empty are counted once each, in the contract's
@@ -499,16 +513,7 @@ fn batches_that_empty_runs_over_several_leaves_count_each_once() {
                 None => single.remove(key).map(drop).unwrap(),
             }
         }
-        assert_eq!(
-            batched.back_to_front().collect::<Vec<_>>(),
-            single.back_to_front().collect::<Vec<_>>(),
-            "round {round}"
-        );
-        assert_eq!(
-            batched.nonoptimized_buckets(),
-            single.nonoptimized_buckets(),
-            "round {round}"
-        );
+        assert_same_walk_and_counts(&batched, &single, round);
         batched.check_invariants();
     }
 }
@@ -562,16 +567,7 @@ fn batches_that_move_a_crowd_keep_the_order_of_one_call_at_a_time() {
                 None => single.remove(key).map(drop).unwrap(),
             }
         }
-        assert_eq!(
-            batched.back_to_front().collect::<Vec<_>>(),
-            single.back_to_front().collect::<Vec<_>>(),
-            "round {round}"
-        );
-        assert_eq!(
-            batched.nonoptimized_buckets(),
-            single.nonoptimized_buckets(),
-            "round {round}"
-        );
+        assert_same_walk_and_counts(&batched, &single, round);
         for _ in 0..2 {
             batched.back_to_front().for_each(drop);
             single.back_to_front().for_each(drop);
