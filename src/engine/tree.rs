@@ -1013,8 +1013,9 @@ impl<E: Entry> Tree<E> {
     /// (a run emptied and refilled is in both, as
     /// [`settle_taken`](Self::settle_taken) and
     /// [`insert_sorted`](Self::insert_sorted) give). The leaves the batch
-    /// noted in `touched` are forgotten; `level` is scratch. O(n); `book` learns every entry's new place. The old
-    /// nodes are reused as they are read.
+    /// noted in `touched` are forgotten; `level` is scratch. O(n); `book`
+    /// learns every entry's new place. The old nodes are reused as they
+    /// are read.
     pub(crate) fn rebuild<B: Book<E>>(
         &mut self,
         items: impl ExactSizeIterator<Item = (i32, E)>,
@@ -1073,8 +1074,8 @@ impl<E: Entry> Tree<E> {
         // The Z bits of the next item, or past every Z if none is left.
         let mut next_item = items.peek().map_or(i64::MAX, |&(z, _)| i64::from(z));
         while leaf != NONE {
-            // (Out of the pool while it is read, the leaves filled taking
-            // the ones read before.)
+            // (Taken out of the pool while it is read; the leaves filled
+            // reuse those read before it.)
             let mut old = self.leaves.take_out(leaf);
             debug_assert!(old.len > 0, "no leaf of the chain is empty");
             if old.dead == 0 {
