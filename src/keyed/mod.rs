@@ -816,9 +816,9 @@ impl<K: ZKey, L: Layout> ZOrder<K, L> {
     /// last change puts it), at the cost of sorting the changes: the tree
     /// leaves they touch are merged once, where one by one each would
     /// descend the tree, and a batch that moves about a sixth of the
-    /// tree's entries or more rebuilds it in one pass. A change the collection refuses (a Z a simple
-    /// layout has no level for; a key whose index another generation
-    /// holds) is skipped, and counted.
+    /// tree's entries or more rebuilds it in one pass. A change the
+    /// collection refuses (a Z a simple layout has no level for; a key
+    /// whose index another generation holds) is skipped, and counted.
     ///
     /// The whole batch counts as one operation for pruning: a bucket it
     /// empties and refills never waits. If `changes` panics, the changes
