@@ -183,17 +183,14 @@ impl<E: Entry> Leaf<E> {
     /// Closes the holes the `dead` slots left: the other entries move down,
     /// in order (their places are hints: nothing to report).
     pub(crate) fn close_dead(&mut self) {
+        // Every slot from the first hole on moves to `to`, which only a
+        // live one advances: no branch on which slots are dead.
         let first = self.dead.trailing_zeros() as usize;
         let mut to = first;
         for from in first..self.len {
-            if self.dead & (1 << from) != 0 {
-                continue;
-            }
-            if from != to {
-                self.items.swap(from, to);
-                self.zs[to] = self.zs[from];
-            }
-            to += 1;
+            self.items.swap(from, to);
+            self.zs[to] = self.zs[from];
+            to += usize::from(self.dead & (1 << from) == 0);
         }
         self.zs[to..self.len].fill(FILL);
         self.len = to;
