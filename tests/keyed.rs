@@ -716,3 +716,78 @@ fn a_key_whose_index_panics_inside_a_batch_does_not_abort() {
     // The state is unspecified, but dropping it is sound.
     drop(order);
 }
+
+/// Batches that move more keys at distinct Z than the waiting buckets'
+/// cap allows to wait (1,024, or as many as are live), with walks between
+/// some of them and some moves back to Z values that still wait: the cap
+/// prunes the longest-waiting buckets, the whole last batch's or part of
+/// it, and every count agrees with the contract's model after each step.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "the cap binds only past 1,024 waiting buckets; the ledger is safe code"
+)]
+fn batches_past_the_waiting_cap_prune_the_longest_waiting() {
+    use zorder_testkit::keyed::KeyedHarness;
+    use zorder_testkit::model::Layout;
+    use zorder_testkit::ops::{Batch, Indices, Op, Scenario};
+    let objects = 1_500;
+    // Each batch files `count` keys from `start` at distinct Z values 7
+    // bits apart from a base of its own (or, one batch in four, the last
+    // batch's, so that it refills Z values that wait), or removes every
+    // fourth of them.
+    let batch = |c: usize, start: usize, count: usize, base: i32, removes: bool| {
+        Op::Batch(Batch {
+            c,
+            start,
+            stride: 1,
+            count,
+            pattern: if removes { 0x9595 } else { 0x5555 },
+            z: I16F16::from_bits(base),
+            step: 7,
+            other: I16F16::from_bits(base + 3),
+            extend: false,
+        })
+    };
+    let mut ops = vec![
+        batch(0, 0, objects, 0, false),
+        batch(1, 0, objects, 0, false),
+    ];
+    let mut next = zorder_testkit::xorshift(0x000C_A90F_B00C);
+    let mut base = 0;
+    for round in 1..40 {
+        let draw = next();
+        let count = [objects, objects * 4 / 5, objects / 2, objects / 4][draw as usize % 4];
+        let start = (draw >> 8) as usize % objects;
+        if (draw >> 16) % 4 != 0 {
+            base = round << 14;
+        }
+        // A walk after one batch in four: in the first collection the
+        // clock prunes some groups and the cap most, in the second (whose
+        // clock prunes later) the cap all, so that a count the cap got
+        // wrong shows before the clock prunes its group.
+        for c in 0..2 {
+            ops.push(batch(c, start, count, base, draw >> 24 & 7 == 0));
+            if (draw >> 32) % 4 == 0 {
+                ops.push(Op::BackToFront { c });
+            }
+        }
+    }
+    KeyedHarness::run(&Scenario {
+        layouts: vec![
+            Layout::Fixed {
+                max_level: 15,
+                prune_after: 2,
+            },
+            Layout::Fixed {
+                max_level: 15,
+                prune_after: 60,
+            },
+        ],
+        objects,
+        check_every_step: true,
+        hostile: false,
+        indices: Indices::Dense,
+        ops,
+    });
+}

@@ -275,9 +275,7 @@ impl Ledger {
             let cap = MIN_CAP.max(self.live);
             let excess = (*self.unpruned.get_mut() + closed.len()).saturating_sub(cap);
             let older = excess.min(*self.unpruned.get_mut());
-            for _ in 0..older {
-                self.prune_oldest();
-            }
+            self.prune_oldest_many(older);
             let since = self.base;
             let waiting = &closed[excess - older..];
             for &z in waiting {
@@ -454,6 +452,80 @@ impl Ledger {
         let record = self.record(id);
         self.leave_group(0, id, record);
         self.drop_record(id, record);
+    }
+
+    /// The `count` longest-waiting unpruned records stop waiting (pruned
+    /// by the cap), and go: one by one, or all at once if no more records
+    /// would be left waiting than go and the bins are not many more than
+    /// them (a crowd that walks closes as many buckets every frame as
+    /// wait, and the cap prunes the last frame's). All at once, every
+    /// listed record before the first left joins the free records as the
+    /// chain it is, and the bins are filled again with those left: the
+    /// work is proportional to the records that go, not a bin walk each.
+    fn prune_oldest_many(&mut self, count: usize) {
+        let unpruned = *self.unpruned.get_mut();
+        if count < 2 || unpruned > 2 * count || self.heads.len() > 16 * count {
+            for _ in 0..count {
+                self.prune_oldest();
+            }
+            return;
+        }
+        // Every group is unpruned once the clock is settled, and their
+        // records follow, oldest first, those the clock has pruned.
+        let mut left = count;
+        let mut first_left = NONE;
+        for index in 0..self.groups.len() {
+            let group = self.groups[index];
+            if left < group.waiting {
+                let mut id = group.first;
+                for _ in 0..left {
+                    id = self.record(id).newer;
+                }
+                let group = &mut self.groups[index];
+                group.waiting -= left;
+                group.first = id;
+                first_left = id;
+                break;
+            }
+            left -= group.waiting;
+            let group = &mut self.groups[index];
+            group.waiting = 0;
+            group.first = NONE;
+            if left == 0 {
+                if let Some(next) = self.groups.iter().skip(index + 1).find(|g| g.waiting > 0) {
+                    first_left = next.first;
+                }
+                break;
+            }
+        }
+        while self.groups.front().is_some_and(|group| group.waiting == 0) {
+            self.groups.pop_front();
+        }
+        *self.unpruned.get_mut() -= count;
+        let last_gone = match first_left {
+            NONE => self.newest,
+            id => self.record(id).older,
+        };
+        self.record_mut(last_gone).newer = self.free;
+        self.free = self.oldest;
+        match first_left {
+            NONE => (self.oldest, self.newest) = (NONE, NONE),
+            id => {
+                self.record_mut(id).older = NONE;
+                self.oldest = id;
+            }
+        }
+        self.heads.fill(NONE);
+        self.binned = 0;
+        let mut id = first_left;
+        while id != NONE {
+            let record = self.record(id);
+            let bin = bin_of(hash(record.z), self.heads.len());
+            self.record_mut(id).next = self.head(bin);
+            self.set_head(bin, id);
+            self.binned += 1;
+            id = record.newer;
+        }
     }
 
     /// Record `id`, which is `record` and waits unpruned, leaves group
