@@ -44,28 +44,6 @@ impl<T: Copy> ChunkedVec<T> {
         self.len
     }
 
-    #[inline]
-    pub(crate) fn get(&self, index: usize) -> Option<&T> {
-        if index >= self.len {
-            return None;
-        }
-        match self.full.get(index >> CHUNK_BITS) {
-            Some(chunk) => Some(&chunk[index % CHUNK]),
-            None => self.tail.get(index % CHUNK),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn get_mut(&mut self, index: usize) -> Option<&mut T> {
-        if index >= self.len {
-            return None;
-        }
-        match self.full.get_mut(index >> CHUNK_BITS) {
-            Some(chunk) => Some(&mut chunk[index % CHUNK]),
-            None => self.tail.get_mut(index % CHUNK),
-        }
-    }
-
     /// Appends `value`.
     pub(crate) fn push(&mut self, value: T) {
         let (number, at) = (self.len >> CHUNK_BITS, self.len % CHUNK);
@@ -132,6 +110,34 @@ impl<T: Copy> ChunkedVec<T> {
     }
 }
 
+/// The element at an index below `len`. Only the chunk's bounds are
+/// checked: an index past `len` but within the chunks reads an element
+/// `clear` left (a caller's bug, as an index past a `Vec`'s length is);
+/// past them it panics.
+impl<T: Copy> core::ops::Index<usize> for ChunkedVec<T> {
+    type Output = T;
+
+    #[inline]
+    fn index(&self, index: usize) -> &T {
+        debug_assert!(index < self.len, "an index below the length");
+        match self.full.get(index >> CHUNK_BITS) {
+            Some(chunk) => &chunk[index % CHUNK],
+            None => &self.tail[index % CHUNK],
+        }
+    }
+}
+
+impl<T: Copy> core::ops::IndexMut<usize> for ChunkedVec<T> {
+    #[inline]
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        debug_assert!(index < self.len, "an index below the length");
+        match self.full.get_mut(index >> CHUNK_BITS) {
+            Some(chunk) => &mut chunk[index % CHUNK],
+            None => &mut self.tail[index % CHUNK],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,19 +148,18 @@ mod tests {
         for i in 0..3 * CHUNK as u32 + 5 {
             vec.push(i);
         }
-        assert_eq!(vec.get(CHUNK + 1), Some(&(CHUNK as u32 + 1)));
-        assert_eq!(vec.get(vec.len()), None);
-        *vec.get_mut(CHUNK).unwrap() = 9;
-        assert_eq!(vec.get(CHUNK), Some(&9));
+        assert_eq!(vec[CHUNK + 1], CHUNK as u32 + 1);
+        vec[CHUNK] = 9;
+        assert_eq!(vec[CHUNK], 9);
         vec.fill(7);
-        assert!((0..vec.len()).all(|i| vec.get(i) == Some(&7)));
+        assert!((0..vec.len()).all(|i| vec[i] == 7));
         assert_eq!((vec.full.len(), vec.tail.len()), (3, 5));
         // Cleared, it refills its chunks in place, the tail included.
         vec.clear();
         for i in 0..4 * CHUNK as u32 + 1 {
             vec.push(i + 1);
         }
-        assert!((0..vec.len()).all(|i| vec.get(i) == Some(&(i as u32 + 1))));
+        assert!((0..vec.len()).all(|i| vec[i] == i as u32 + 1));
         assert_eq!(vec.full.len(), 4);
         assert_eq!(vec.tail.len(), 1);
         vec.clear();

@@ -323,7 +323,7 @@ impl Ledger {
                 (self.records.len() - 1) as u32
             }
             free => {
-                let slot = self.records.get_mut(free as usize).expect("a free record");
+                let slot = &mut self.records[free as usize];
                 self.free = slot.newer;
                 *slot = record;
                 free
@@ -357,11 +357,11 @@ impl Ledger {
     }
 
     fn head(&self, bin: usize) -> u32 {
-        *self.heads.get(bin).expect("a bin")
+        self.heads[bin]
     }
 
     fn set_head(&mut self, bin: usize, id: u32) {
-        *self.heads.get_mut(bin).expect("a bin") = id;
+        self.heads[bin] = id;
     }
 
     /// Adds a bin: the records of the one older bin whose hashes it
@@ -420,11 +420,11 @@ impl Ledger {
     }
 
     fn record(&self, id: u32) -> Record {
-        *self.records.get(id as usize).expect("a record")
+        self.records[id as usize]
     }
 
     fn record_mut(&mut self, id: u32) -> &mut Record {
-        self.records.get_mut(id as usize).expect("a record")
+        &mut self.records[id as usize]
     }
 
     /// Record `id` stops waiting (refilled, or pruned by the cap), and
