@@ -275,7 +275,9 @@ impl Ledger {
             let cap = MIN_CAP.max(self.live);
             let excess = (*self.unpruned.get_mut() + closed.len()).saturating_sub(cap);
             let older = excess.min(*self.unpruned.get_mut());
-            self.prune_oldest_many(older);
+            if older > 0 {
+                self.prune_oldest_many(older);
+            }
             let since = self.base;
             let waiting = &closed[excess - older..];
             for &z in waiting {
@@ -464,7 +466,7 @@ impl Ledger {
     /// work is proportional to the records that go, not a bin walk each.
     fn prune_oldest_many(&mut self, count: usize) {
         let unpruned = *self.unpruned.get_mut();
-        if count < 2 || unpruned > 2 * count || self.heads.len() > 16 * count {
+        if count == 1 || unpruned > 2 * count || self.heads.len() > 16 * count {
             for _ in 0..count {
                 self.prune_oldest();
             }
