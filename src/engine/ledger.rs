@@ -51,7 +51,11 @@
 //! being the live distinct tree Z values; an operation that leaves more
 //! prunes the longest-waiting at once. So memory stays bounded by the live
 //! values even when nothing walks (a replay, a paused game that keeps
-//! spawning); no order can tell.
+//! spawning); no order can tell. If it prunes at least as many records as
+//! it leaves waiting (a crowd that walks: every frame closes as many
+//! buckets as wait), they go together: they are the front of the list,
+//! which joins the free records as it is, and the bins are filled again
+//! with the records left.
 
 use alloc::collections::{TryReserveError, VecDeque};
 use alloc::vec::Vec;
@@ -280,19 +284,23 @@ impl Ledger {
             }
             let since = self.base;
             let waiting = &closed[excess - older..];
-            for &z in waiting {
-                let id = self.new_record(z, since);
+            if let Some((&z, rest)) = waiting.split_first() {
+                self.add_bins_for(waiting.len());
+                let first = self.new_record(z, since);
+                for &z in rest {
+                    self.new_record(z, since);
+                }
                 match self.groups.back_mut() {
                     Some(group) if group.at == since => {
-                        group.waiting += 1;
+                        group.waiting += waiting.len();
                         if group.first == NONE {
-                            group.first = id;
+                            group.first = first;
                         }
                     }
                     _ => self.groups.push_back(Group {
                         at: since,
-                        waiting: 1,
-                        first: id,
+                        waiting: waiting.len(),
+                        first,
                     }),
                 }
             }
@@ -303,14 +311,22 @@ impl Ledger {
         }
     }
 
-    /// A record for the bucket of `z`, waiting since `since`, at the end
-    /// of the list.
-    fn new_record(&mut self, z: i32, since: u64) -> u32 {
-        // First in its Z's bin, adding bins first if the records would
-        // be more than half as many.
-        while self.heads.len() < 2 * (self.binned + 1) {
+    /// Adds bins until there are twice as many as the records would be
+    /// with `records` more.
+    fn add_bins_for(&mut self, records: usize) {
+        while self.heads.len() < 2 * (self.binned + records) {
             self.add_bin();
         }
+    }
+
+    /// A record for the bucket of `z`, waiting since `since`, at the end
+    /// of the list, first in its Z's bin ([`add_bins_for`] must have made
+    /// room for it).
+    ///
+    /// [`add_bins_for`]: Self::add_bins_for
+    #[inline]
+    fn new_record(&mut self, z: i32, since: u64) -> u32 {
+        debug_assert!(self.heads.len() >= 2 * (self.binned + 1));
         let bin = bin_of(hash(z), self.heads.len());
         let record = Record {
             z,
@@ -650,6 +666,7 @@ impl Ledger {
         for group in &mut self.groups {
             group.first = NONE;
         }
+        self.add_bins_for(waiting.len());
         for (z, since) in waiting {
             let id = self.new_record(z, since);
             let index = self
