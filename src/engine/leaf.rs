@@ -180,6 +180,39 @@ impl<E: Entry> Leaf<E> {
         self.zs[slot] = z;
     }
 
+    /// Writes to `gone`, ascending, the Z bits of each run (the entries of
+    /// one Z) of which the leaf holds only `dead` slots, and returns how
+    /// many: the runs a batch emptied here, found before
+    /// [`close_dead`](Self::close_dead). A run's slots are contiguous: a
+    /// dead slot whose neighbours hold other Z values is a run alone (no
+    /// count: each Z distinct, as in a y-sort), else the run's bounds are
+    /// counted (two branch-free counts), once for all its dead slots.
+    pub(crate) fn dead_runs(&self, gone: &mut [i32; LEAF_SLOTS]) -> usize {
+        let mut count = 0;
+        let mut dead = self.dead;
+        while dead != 0 {
+            let slot = dead.trailing_zeros() as usize;
+            let z = self.zs[slot];
+            let alone = (slot == 0 || self.zs[slot - 1] != z)
+                && (slot + 1 == self.len || self.zs[slot + 1] != z);
+            let (low, high) = if alone {
+                (slot, slot + 1)
+            } else {
+                (self.count_below(i64::from(z)), self.rank(z))
+            };
+            // The run's slots, `low..high` (at least one).
+            debug_assert!(low <= slot && slot < high);
+            let run = (u64::MAX >> (u64::BITS as usize - (high - low))) << low;
+            // (The slot's own bit too, so that the loop ends whatever.)
+            dead &= !(run | 1 << slot);
+            if run & !self.dead == 0 {
+                gone[count] = z;
+                count += 1;
+            }
+        }
+        count
+    }
+
     /// Closes the holes the `dead` slots left: the other entries move down,
     /// in order (their places are hints: nothing to report).
     pub(crate) fn close_dead(&mut self) {
@@ -315,4 +348,49 @@ pub(crate) fn count(values: &[i32], test: impl Fn(i32) -> bool) -> usize {
         i += 1;
     }
     count as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// `dead_runs` against its definition, on leaves of few and of many
+    /// distinct Z values, holes anywhere.
+    #[test]
+    fn dead_runs_are_the_runs_with_no_live_entry() {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        for round in 0..2_000 {
+            let len = 1 + next(LEAF_SLOTS as u64) as usize;
+            // Few Z values (long runs) in some rounds, many in others.
+            let spread = [2, 8, 1_000][round % 3];
+            let mut zs: Vec<i32> = (0..len).map(|_| next(spread) as i32 - 1).collect();
+            zs.sort_unstable();
+            let mut leaf = Leaf::new(&0_u32);
+            for (slot, &z) in zs.iter().enumerate() {
+                leaf.push(z, slot as u32);
+            }
+            leaf.dead = (0..len).fold(0, |dead, slot| dead | (u64::from(next(3) == 0) << slot));
+            let mut expected: Vec<i32> = (0..len)
+                .filter(|&slot| leaf.dead & (1 << slot) != 0)
+                .map(|slot| zs[slot])
+                .filter(|&z| (0..len).all(|s| zs[s] != z || leaf.dead & (1 << s) != 0))
+                .collect();
+            expected.dedup();
+            let mut gone = [0; LEAF_SLOTS];
+            let count = leaf.dead_runs(&mut gone);
+            assert_eq!(
+                gone[..count],
+                expected[..],
+                "zs {zs:?}, dead {:#x}",
+                leaf.dead
+            );
+        }
+    }
 }

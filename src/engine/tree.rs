@@ -487,37 +487,13 @@ impl<E: Entry> Tree<E> {
         // lists ascend.
         debug_assert!(closed.is_empty());
         maybe_on.clear();
+        let mut gone = [0; LEAF_SLOTS];
         for &(_, leaf) in touched.iter() {
             let leaf_ref = self.leaves.get_mut(leaf);
-            let mut dead = leaf_ref.dead;
-            let mut taken = [0; LEAF_SLOTS];
-            let mut count = 0;
-            while dead != 0 {
-                let slot = dead.trailing_zeros() as usize;
-                dead &= dead - 1;
-                let z = leaf_ref.z(slot);
-                if count == 0 || taken[count - 1] != z {
-                    taken[count] = z;
-                    count += 1;
-                }
-            }
+            // The Z values no entry left in the leaf holds.
+            let count = leaf_ref.dead_runs(&mut gone);
             leaf_ref.close_dead();
-            // The Z values no entry left in the leaf holds: all of them if
-            // it was emptied (a mass death: no search), else each asked
-            // with two branch-free counts (a leaf that lost a few).
-            let count = if leaf_ref.len == 0 {
-                count
-            } else {
-                let mut gone = 0;
-                for i in 0..count {
-                    if !leaf_ref.holds_z(taken[i]) {
-                        taken[gone] = taken[i];
-                        gone += 1;
-                    }
-                }
-                gone
-            };
-            for (i, &z) in taken[..count].iter().enumerate() {
+            for (i, &z) in gone[..count].iter().enumerate() {
                 let back = i == 0 && (leaf_ref.len == 0 || leaf_ref.z(0) > z);
                 let ahead =
                     i + 1 == count && (leaf_ref.len == 0 || leaf_ref.z(leaf_ref.len - 1) < z);
