@@ -791,3 +791,37 @@ fn batches_past_the_waiting_cap_prune_the_longest_waiting() {
         ops,
     });
 }
+
+/// A batch that empties a run spread over leaves, taking from the later
+/// leaves first: the leaves are settled in chain order whatever the order
+/// the batch reached them in, so that each emptied Z waits once. (The
+/// last leaf starts with the run's Z and goes on past it: sorted by first
+/// Z alone, the run's leaves tie.)
+#[test]
+fn a_batch_emptying_a_run_over_leaves_counts_it_once() {
+    let others = 2_000_u32;
+    let mut order = ZOrder::<u32>::with_prune_after(0, 1).unwrap();
+    // Other Z values first, below the run, enough that the batch is a
+    // small share of the tree (it then settles the leaves it touched
+    // instead of a rebuild).
+    for k in 0..others {
+        order
+            .insert(1_000 + k, I16F16::from_bits(k as i32 + 1))
+            .unwrap();
+    }
+    // The run, last: 300 keys at 0.5 (over several leaves), then 5 at
+    // 0.75.
+    for key in 0..305 {
+        order
+            .insert(key, z(if key < 300 { 0.5 } else { 0.75 }))
+            .unwrap();
+    }
+    let applied = order.apply((0..305).rev().map(|key| (key, None)));
+    assert_eq!(applied.removed, 305);
+    for _ in 0..2 {
+        order.back_to_front().for_each(drop);
+    }
+    // 0.5 and 0.75 pruned: one bucket for each other Z.
+    assert_eq!(order.nonoptimized_buckets(), others as usize);
+    assert!(order.back_to_front().eq(1_000..1_000 + others));
+}
