@@ -151,9 +151,9 @@ struct Scratch<E> {
     /// bucket and step, then sorted.
     level_keys: Vec<(u32, u32)>,
     merge: Vec<(i32, E, bool)>,
-    /// The tree leaves the batch took entries out of, each with the Z bits
-    /// of its first and last entries.
-    touched: Vec<([i32; 2], u32)>,
+    /// The tree leaves the batch took entries out of, each with the sort
+    /// key of its first entry's Z.
+    touched: Vec<(u32, u32)>,
     opened: Vec<i32>,
     /// The Z values of the runs it emptied, sorted, and the ones whose run
     /// may go on in a leaf it did not touch (scratch).
@@ -650,7 +650,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
             // they fit.)
             match *target {
                 Target::Bucket(bucket, _) => level_keys.push((bucket as u32, order as u32)),
-                Target::Tree(bits) => tree.push((bits as u32 ^ 0x8000_0000, order as u32)),
+                Target::Tree(bits) => tree.push((radix::z_key(bits), order as u32)),
             }
         }
         // The tree is rebuilt in one pass if the batch takes out and files
@@ -666,7 +666,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         let rebuild_tree = touches > 0 && 4 * touches >= LEAF_SLOTS * self.tree.leaves.live();
         if !rebuild_tree {
             self.tree
-                .settle_taken(touched, closed, maybe_on, &mut self.book);
+                .settle_taken(touched, radix, closed, maybe_on, &mut self.book);
         }
         if *rebuild {
             // By bucket, and in call order (the order they were pushed) in
@@ -707,10 +707,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         radix::sort_by_key(tree, radix, |&(bits, _)| bits);
         let items = tree.drain(..).map(|(bits, order)| {
             let entry = pending[order as usize].1.take();
-            (
-                (bits ^ 0x8000_0000) as i32,
-                entry.expect("a pending tree entry"),
-            )
+            (radix::key_z(bits), entry.expect("a pending tree entry"))
         });
         if rebuild_tree {
             self.tree

@@ -17,6 +17,19 @@ use alloc::vec::Vec;
 /// the radix sort's fixed part is its 4 KiB of counts).
 const SMALL: usize = 256;
 
+/// Z bits as a sort key: the unsigned order of keys is the signed order
+/// of the Z values.
+#[inline]
+pub(crate) fn z_key(z: i32) -> u32 {
+    z as u32 ^ 0x8000_0000
+}
+
+/// The Z bits of a [`z_key`].
+#[inline]
+pub(crate) fn key_z(key: u32) -> i32 {
+    (key ^ 0x8000_0000) as i32
+}
+
 /// Sorts `items` by `key`, keeping the order of items with equal keys,
 /// with `buffer` as scratch (its contents are lost).
 pub(crate) fn sort_by_key<T: Copy + Default>(

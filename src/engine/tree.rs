@@ -31,6 +31,7 @@ use super::entry::{Book, Entry};
 use super::leaf::{Cursor, Leaf, MIN_FILL, count, split_point};
 use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
 use super::pool::{NONE, Pool};
+use super::radix::{self, z_key};
 
 /// Children per inner node (small for fuzzing and Miri, as
 /// [`LEAF_SLOTS`] is).
@@ -446,17 +447,18 @@ impl<E: Entry> Tree<E> {
     /// Takes the entry at `slot` of `leaf` out for a batch, leaving its
     /// slot dead: nothing shifts, so the places of the other entries stay
     /// exact while the batch looks them up. `touched` hears of each leaf
-    /// the first time, with the Z bits of its first and last entries.
+    /// the first time, with the sort key of its first entry's Z
+    /// ([`z_key`]).
     /// [`settle_taken`](Self::settle_taken) closes the holes.
     pub(crate) fn take_later(
         &mut self,
         leaf: u32,
         slot: usize,
-        touched: &mut Vec<([i32; 2], u32)>,
+        touched: &mut Vec<(u32, u32)>,
     ) -> (E, i32) {
         let leaf_ref = self.leaves.get_mut(leaf);
         if leaf_ref.dead == 0 {
-            touched.push(([leaf_ref.z(0), leaf_ref.z(leaf_ref.len - 1)], leaf));
+            touched.push((z_key(leaf_ref.z(0)), leaf));
         }
         leaf_ref.dead |= 1 << slot;
         let z = leaf_ref.z(slot);
@@ -465,20 +467,31 @@ impl<E: Entry> Tree<E> {
 
     /// Closes the holes a batch left in the `touched` leaves, pushes the Z
     /// of every run now gone onto the empty `closed` (each once, in
-    /// order; `maybe_on` is scratch), and restores the leaves' fill. One
-    /// pass over the leaves the batch touched.
+    /// order; `buffer` and `maybe_on` are scratch), and restores the
+    /// leaves' fill. One pass over the leaves the batch touched.
     pub(crate) fn settle_taken<B: Book<E>>(
         &mut self,
-        touched: &mut Vec<([i32; 2], u32)>,
+        touched: &mut Vec<(u32, u32)>,
+        buffer: &mut Vec<(u32, u32)>,
         closed: &mut Vec<i32>,
         maybe_on: &mut Vec<i32>,
         book: &mut B,
     ) {
         // The leaves in chain order, by the Z of their first then last
-        // entries (two leaves that tie hold one Z only), so that the Z
-        // values taken come out in order, leaf by leaf, with no sort of
-        // them all.
-        touched.sort_unstable();
+        // entries, so that the Z values taken come out in order, leaf by
+        // leaf, with no sort of them all: a radix sort by the first, then
+        // the few leaves that share one (all but the last of them hold
+        // that Z only) by their last (their slots still hold it: nothing
+        // has moved yet).
+        radix::sort_by_key(touched, buffer, |&(key, _)| key);
+        for tie in touched.chunk_by_mut(|a, b| a.0 == b.0) {
+            if tie.len() > 1 {
+                tie.sort_unstable_by_key(|&(_, leaf)| {
+                    let leaf_ref = self.leaves.get(leaf);
+                    (leaf_ref.z(leaf_ref.len - 1), leaf)
+                });
+            }
+        }
         // Close every leaf first; note the Z values taken whose run has no
         // entry left in the leaf. Such a run may go on in the leaves before
         // or after only if no entry left in the leaf lies beyond it, and
@@ -998,7 +1011,7 @@ impl<E: Entry> Tree<E> {
         book: &mut B,
         opened: &mut Vec<i32>,
         closed: &mut Vec<i32>,
-        touched: &mut Vec<([i32; 2], u32)>,
+        touched: &mut Vec<(u32, u32)>,
         level: &mut Vec<(u32, i32)>,
     ) {
         debug_assert!(closed.is_empty());
