@@ -238,7 +238,6 @@ impl<E: Entry> Tree<E> {
 
     /// The slot of the entry of `leaf` for which `is` holds, looked for at
     /// `hint` first, if `leaf` is a live leaf holding one.
-    #[inline]
     pub(crate) fn find(&self, leaf: u32, hint: usize, is: impl Fn(&E) -> bool) -> Option<usize> {
         self.leaves.get_checked(leaf)?.find(hint, is)
     }

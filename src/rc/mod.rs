@@ -666,6 +666,7 @@ impl<T: ZSortable + ?Sized, L: Layout> RcZCollection<T, L> {
     /// assert!(Rc::ptr_eq(scene.front_to_back().next().unwrap(), &a));
     /// # Ok::<(), zorder::ZError>(())
     /// ```
+    #[inline]
     pub fn change(&mut self, object: &Rc<ZObject<T>>) -> Result<(), ZError> {
         let z = object.z_order();
         let at = self.locate(object).ok_or(ZError::NotInCollection)?;
