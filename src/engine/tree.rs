@@ -1215,7 +1215,6 @@ impl<E: Entry> Tree<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::place::Place;
     use alloc::vec;
 
     /// A book that keeps nothing: the tree alone is under test.
