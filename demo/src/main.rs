@@ -20,9 +20,10 @@
 //!
 //! It prints one summary table first: per scenario, `zorder`'s keyed
 //! `ZOrder` against the best peer (the best of the backends that are not
-//! `zorder`, named), in total time and in worst frame. Then one table per
-//! scenario: total, median (p50), p99 and worst frame time per backend, with
-//! ratios to the keyed `ZOrder`. It writes a chart of every frame's time
+//! `zorder`, named), in total time and in worst frame, fed both ways: one
+//! call a change, and each frame's changes as one batch (`apply`). Then
+//! one table per scenario: total, median (p50), p99 and worst frame time
+//! per backend, with ratios to the keyed `ZOrder`. It writes a chart of every frame's time
 //! (one panel per scenario, log scale: the bursts are the spikes; zorder's
 //! backends in thick lines, the peers in thin ones, each backend in the
 //! same colour in every panel) to `jelly_jump.svg` in cargo's target
@@ -40,7 +41,7 @@ use std::time::{Duration, Instant};
 use plotters::prelude::*;
 
 use zorder_peers::scenario::time_frames;
-use zorder_peers::{Backend, FrameStats, Scenario, ZorderKeyed, ZorderSimple};
+use zorder_peers::{Backend, FrameStats, Scenario, ZorderBatch, ZorderKeyed, ZorderSimple};
 
 const USAGE: &str = "usage: jelly_jump [--svg PATH] [--json PATH]";
 
@@ -63,11 +64,14 @@ struct Report {
 }
 
 impl Report {
+    /// The run of the backend named `name`, if it ran.
+    fn run(&self, name: &str) -> Option<&Run> {
+        self.runs.iter().find(|run| run.backend == name)
+    }
+
     /// The run of the keyed `ZOrder`, the reference of every ratio.
     fn reference(&self) -> &Run {
-        self.runs
-            .iter()
-            .find(|run| run.backend == ZorderKeyed::NAME)
+        self.run(ZorderKeyed::NAME)
             .expect("the keyed collection runs every scenario")
     }
 
@@ -297,51 +301,52 @@ fn human(duration: Duration) -> String {
     }
 }
 
-/// The table that leads: per scenario, the keyed `ZOrder` against the best
-/// peer, in total and in worst frame.
+/// The table that leads: per scenario, the best peer's total, the keyed
+/// `ZOrder`'s fed both ways (one call a change, and the frame's changes
+/// as one batch) against it, and the worst frames the same way.
 fn print_summary(reports: &[Report]) {
     println!(
-        "{} against the best peer (the best backend that is not zorder, named), per scenario;\n\
-         a ratio below 1 means zorder is faster",
-        ZorderKeyed::NAME
+        "{} against the best peer (the best backend that is not zorder, named), per scenario,\n\
+         fed one call a change and as one batch a frame ({}); a ratio below 1 means zorder is faster",
+        ZorderKeyed::NAME,
+        ZorderBatch::NAME,
     );
     println!(
-        "\n{:<15} {:>8}  {:>10} {:>24} {:>6}  {:>10} {:>24} {:>6}",
+        "\n{:<15} {:>7}  {:>24}  {:>17}  {:>17}  {:>24}  {:>17}  {:>17}",
         "scenario",
         "objects",
-        "total",
         "best peer's total",
-        "ratio",
-        "worst",
+        "one call a change",
+        "a batch a frame",
         "best peer's worst",
-        "ratio"
+        "one call a change",
+        "a batch a frame",
     );
     for report in reports {
-        let keyed = &report.reference().stats;
-        let cell = |run: Option<&Run>, measure: fn(&FrameStats) -> Duration| {
-            run.map_or(("–".to_owned(), f64::NAN), |run| {
-                let value = measure(&run.stats);
-                (
-                    format!("{} {}", run.backend, human(value)),
-                    ratio(measure(keyed), value),
-                )
-            })
-        };
         let total = |stats: &FrameStats| stats.total;
         let worst = |stats: &FrameStats| stats.max;
-        let (best_total, total_ratio) = cell(report.best_peer(total), total);
-        let (best_worst, worst_ratio) = cell(report.best_peer(worst), worst);
-        println!(
-            "{:<15} {:>8}  {:>10} {:>24} {:>6.2}  {:>10} {:>24} {:>6.2}",
-            report.scenario.name,
-            report.scenario.objects,
-            human(keyed.total),
-            best_total,
-            total_ratio,
-            human(keyed.max),
-            best_worst,
-            worst_ratio,
+        let mut line = format!(
+            "{:<15} {:>7}",
+            report.scenario.name, report.scenario.objects
         );
+        for measure in [total, worst] {
+            let Some(peer) = report.best_peer(measure) else {
+                line += &format!("  {:>24}  {:>17}  {:>17}", "–", "–", "–");
+                continue;
+            };
+            let best = measure(&peer.stats);
+            line += &format!("  {:>24}", format!("{} {}", peer.backend, human(best)));
+            for name in [ZorderKeyed::NAME, ZorderBatch::NAME] {
+                line += &match report.run(name) {
+                    Some(run) => {
+                        let value = measure(&run.stats);
+                        format!("  {:>10} {:>6.2}", human(value), ratio(value, best))
+                    }
+                    None => format!("  {:>17}", "–"),
+                };
+            }
+        }
+        println!("{line}");
     }
 }
 
