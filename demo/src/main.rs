@@ -23,12 +23,12 @@
 //! `zorder`, named), in total time and in worst frame, fed both ways: one
 //! call a change, and each frame's changes as one batch (`apply`). Then
 //! one table per scenario: total, median (p50), p99 and worst frame time
-//! per backend, with ratios to the keyed `ZOrder`. It writes a chart of every frame's time
-//! (one panel per scenario, log scale: the bursts are the spikes; zorder's
-//! backends in thick lines, the peers in thin ones, each backend in the
-//! same colour in every panel) to `jelly_jump.svg` in cargo's target
-//! directory, or `--svg PATH`; `--json PATH` writes the same results as
-//! JSON.
+//! per backend, with ratios to the keyed `ZOrder`. It writes a chart of
+//! every frame's time (one panel per scenario, log scale: the bursts are
+//! the spikes; zorder's backends in thick lines, the peers in thin ones,
+//! each backend in the same colour in every panel) to `jelly_jump.svg` in
+//! cargo's target directory, or `--svg PATH`; `--json PATH` writes the
+//! same results as JSON.
 //!
 //! Progress goes to standard error: one line redrawn in place on a
 //! terminal, one plain line per scenario and backend otherwise.

@@ -238,8 +238,10 @@ impl<K: ZKey> Book<Keyed<K>> for KeyTable {
 ///
 /// Many changes a frame (an ECS system fed by a `Changed<Z>` query, a
 /// crowd that walks) go in one batch, [`extend`](Extend::extend) or
-/// [`apply`](Self::apply), which sorts them once (a radix sort) and merges
-/// them into the tree leaves they touch, rather than one tree descent each.
+/// [`apply`](Self::apply), which sorts the changes to other Z values
+/// than the levels once (a radix sort) and merges them into the tree
+/// leaves they touch, rather than one tree descent each, and rebuilds the
+/// level chain in one pass when a quarter of it changes.
 pub struct ZOrder<K: ZKey, L: Layout = FixedPoint> {
     core: Core<Keyed<K>, KeyTable>,
     /// The decisions of an in-walk update, kept between calls so a
