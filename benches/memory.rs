@@ -43,98 +43,19 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
-
-use counting::{BLOCKS, CHUNKS, HELD, PEAK};
 
 use zorder::{FixedPointZCollection, ZObject, ZOrder};
 use zorder_peers::bench_args::Parts;
 use zorder_peers::scenario::SEED;
 use zorder_peers::{Backend, Canvas, I16F16, Rng, Sprite};
-
-// A counting allocator has to implement the unsafe `GlobalAlloc`; it only
-// forwards to `System`, so this is the one place here that needs `unsafe`.
-#[allow(unsafe_code)]
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// The system allocator, counting the bytes held and the peak.
-    pub struct Counting;
-
-    pub static HELD: AtomicUsize = AtomicUsize::new(0);
-    pub static BLOCKS: AtomicUsize = AtomicUsize::new(0);
-    pub static PEAK: AtomicUsize = AtomicUsize::new(0);
-    /// Bytes held as glibc's malloc spends them (see the module docs).
-    pub static CHUNKS: AtomicUsize = AtomicUsize::new(0);
-
-    fn chunk(size: usize) -> usize {
-        ((size + 8 + 15) & !15).max(32)
-    }
-
-    impl Counting {
-        fn grew(by: usize) {
-            CHUNKS.fetch_add(chunk(by), Ordering::Relaxed);
-            BLOCKS.fetch_add(1, Ordering::Relaxed);
-            let held = HELD.fetch_add(by, Ordering::Relaxed) + by;
-            PEAK.fetch_max(held, Ordering::Relaxed);
-        }
-        fn shrank(by: usize) {
-            CHUNKS.fetch_sub(chunk(by), Ordering::Relaxed);
-            BLOCKS.fetch_sub(1, Ordering::Relaxed);
-            HELD.fetch_sub(by, Ordering::Relaxed);
-        }
-    }
-
-    // SAFETY: every call forwards to `System` with the caller's arguments, so
-    // `System`'s guarantees hold; the counters only observe.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-            let block = unsafe { System.alloc(layout) };
-            if !block.is_null() {
-                Counting::grew(layout.size());
-            }
-            block
-        }
-
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            // SAFETY: as in `alloc`.
-            let block = unsafe { System.alloc_zeroed(layout) };
-            if !block.is_null() {
-                Counting::grew(layout.size());
-            }
-            block
-        }
-
-        unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
-            // SAFETY: forwarded unchanged; `block` came from this allocator.
-            unsafe { System.dealloc(block, layout) };
-            Counting::shrank(layout.size());
-        }
-
-        unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            // SAFETY: forwarded unchanged; `block` came from this allocator.
-            let moved = unsafe { System.realloc(block, layout, new_size) };
-            if !moved.is_null() {
-                Counting::grew(new_size);
-                Counting::shrank(layout.size());
-            }
-            moved
-        }
-    }
-}
+use zorder_testkit::counting::{self, Counting};
 
 #[global_allocator]
-static ALLOCATOR: counting::Counting = counting::Counting;
+static ALLOCATOR: Counting = Counting;
 
 /// The game's own data per object, which every backend stores: a Z (4
 /// bytes) and a sprite (an id and an x, 8 bytes).
 const GAME_DATA: f64 = 12.0;
-
-fn held() -> usize {
-    HELD.load(Ordering::Relaxed)
-}
 
 /// Where the objects' Z values come from.
 #[derive(Clone, Copy, PartialEq)]
@@ -165,25 +86,25 @@ fn measure<B: Backend>(objects: usize, zs: Zs) {
     let mut handles: Vec<B::Handle> = Vec::with_capacity(objects);
     let mut canvas = Canvas::default();
 
-    let blocks_before = BLOCKS.load(Ordering::Relaxed);
-    let chunks_before = CHUNKS.load(Ordering::Relaxed);
-    let before = held();
-    PEAK.store(before, Ordering::Relaxed);
+    let blocks_before = counting::blocks();
+    let chunks_before = counting::chunks();
+    let before = counting::held();
+    counting::restart_peak();
     let mut scene = B::with_levels(31);
     for i in 0..objects {
         let z = pick(i, &mut rng);
         handles.push(scene.create(Sprite::new(i as u32), z));
     }
     scene.back_to_front(|sprite| canvas.draw(sprite));
-    let live = held() - before;
-    let blocks = BLOCKS.load(Ordering::Relaxed) - blocks_before;
-    let chunks = CHUNKS.load(Ordering::Relaxed) - chunks_before;
+    let live = counting::held() - before;
+    let blocks = counting::blocks() - blocks_before;
+    let chunks = counting::chunks() - chunks_before;
     for handle in &handles {
         scene.change(handle, pick(usize::MAX, &mut rng));
     }
     scene.back_to_front(|sprite| canvas.draw(sprite));
-    let churned = held() - before;
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let churned = counting::held() - before;
+    let peak = counting::peak() - before;
     std::hint::black_box(canvas);
 
     let per = |bytes: usize| bytes as f64 / objects as f64;
@@ -228,22 +149,22 @@ fn mass_death<C>(
     walk: impl Fn(&C) -> usize,
     shrink: impl FnOnce(&mut C),
 ) {
-    let before = held();
+    let before = counting::held();
     let mut collection = build();
     for i in 0..DEATHS {
         file(&mut collection, i);
     }
-    let full = held() - before;
+    let full = counting::held() - before;
     for i in 0..DEATHS {
         unfile(&mut collection, i);
     }
-    let emptied = held() - before;
+    let emptied = counting::held() - before;
     for _ in 0..=ZOrder::<u32>::DEFAULT_PRUNE_AFTER {
         assert_eq!(walk(&collection), 0);
     }
-    let pruned = held() - before;
+    let pruned = counting::held() - before;
     shrink(&mut collection);
-    let shrunk = held() - before;
+    let shrunk = counting::held() - before;
     println!(
         "{name:<22} {DEATHS:>9} {full:>12} {emptied:>12} {pruned:>12} {shrunk:>10}  {}",
         if shrunk <= 64 * 1024 {

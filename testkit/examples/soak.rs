@@ -48,6 +48,7 @@ use zorder::{
     ZError, ZKey, ZObject, ZOrder,
 };
 use zorder_peers::Rng;
+use zorder_testkit::counting::{self, Counting};
 use zorder_testkit::keyed::Key;
 use zorder_testkit::model::{Layout, Model, ModelCollection};
 use zorder_testkit::ops::Indices;
@@ -1468,68 +1469,8 @@ fn cpu_time() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-// A counting allocator has to implement the unsafe `GlobalAlloc`; it only
-// forwards to `System`, so this is the one place of the soak that needs
-// `unsafe`.
-#[allow(unsafe_code)]
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// Bytes allocated and not yet freed, by every thread.
-    static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-    /// Bytes the process's heap holds for its live allocations now: what
-    /// its data takes, without the allocator's own overhead and the free
-    /// memory it keeps (which resident memory includes).
-    pub fn live() -> usize {
-        LIVE.load(Ordering::Relaxed)
-    }
-
-    /// The system allocator, counting live bytes.
-    pub struct Counting;
-
-    // SAFETY: every call forwards to `System` with the caller's arguments, so
-    // `System`'s guarantees hold; the counter only observes.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-            let block = unsafe { System.alloc(layout) };
-            if !block.is_null() {
-                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-            }
-            block
-        }
-
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            // SAFETY: as in `alloc`.
-            let block = unsafe { System.alloc_zeroed(layout) };
-            if !block.is_null() {
-                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-            }
-            block
-        }
-
-        unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
-            // SAFETY: forwarded unchanged; `block` came from this allocator.
-            unsafe { System.dealloc(block, layout) };
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-
-        unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            // SAFETY: forwarded unchanged; `block` came from this allocator.
-            let moved = unsafe { System.realloc(block, layout, new_size) };
-            if !moved.is_null() {
-                LIVE.fetch_add(new_size, Ordering::Relaxed);
-                LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            }
-            moved
-        }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: counting::Counting = counting::Counting;
+static ALLOCATOR: Counting = Counting;
 
 /// The process's resident memory now and at its peak, in KiB.
 fn memory() -> (u64, u64) {
@@ -1693,7 +1634,7 @@ fn main() {
             samples.push(Sample {
                 ops: stats.ops,
                 rss,
-                heap: (counting::live() / 1024) as u64,
+                heap: (counting::held() / 1024) as u64,
             });
             let cycle = (scene_index / Scene::CYCLE.len() as u64) as usize;
             if cycle_peaks.len() <= cycle {
@@ -1713,7 +1654,7 @@ fn main() {
                 grouped(((stats.ops - scene_ops) as f64 / took) as u64),
                 grouped(live as u64),
                 mib(memory().0),
-                mib((counting::live() / 1024) as u64),
+                mib((counting::held() / 1024) as u64),
             );
             scene_ops = stats.ops;
             scene_start = Instant::now();

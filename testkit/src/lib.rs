@@ -6,8 +6,10 @@
 //! The fuzz targets and the quickcheck properties call the same entry
 //! points ([`fuzz`]), so a fuzz input and a quickcheck case mean the same
 //! thing, and `tests/fuzz_corpus.rs` replays the committed fuzz corpus on
-//! stable `cargo test`.
+//! stable `cargo test`. The programs that measure memory count the
+//! allocator's calls with [`counting`].
 
+pub mod counting;
 pub mod keyed;
 pub mod model;
 pub mod ops;
