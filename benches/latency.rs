@@ -45,10 +45,13 @@
 //! Each row ends with issue 21's target: the worst operation at most 20
 //! times the median plus a noise floor of 100 µs (a preemption the three
 //! replays did not filter out) after `with_capacity`, and at most 50 times
-//! the median, with no floor, without a reservation. Two last rows time `Vec::push` of an `Rc` the same way,
-//! growing from `Vec::new` and into `Vec::with_capacity`: the tail that
-//! fresh memory gives any collection (a page's first touch, a doubling's
-//! copy).
+//! the median, with no floor, without a reservation. Before it, `allocs`
+//! counts the allocator calls the worst operation made (a counting global
+//! allocator, read outside the timed region; its counting adds a few
+//! atomic additions to each allocation it times). Two last rows time
+//! `Vec::push` of an `Rc` the same way, growing from `Vec::new` and into
+//! `Vec::with_capacity`: the tail that fresh memory gives any collection
+//! (a page's first touch, a doubling's copy).
 
 use std::cell::Cell;
 use std::hint::black_box;
@@ -62,6 +65,10 @@ use zorder_peers::{
     ArticleList, Backend, DEFAULT_Z, I16F16, Rng, Scenario, SortedMap, Sprite, ZorderFixedPoint,
     ZorderKeyed, ZorderSimple, level,
 };
+use zorder_testkit::counting::{self, Counting};
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 const OPERATIONS: usize = 1_000_000;
 const REPLAYS: usize = 3;
@@ -339,54 +346,74 @@ impl Subject for Shared {
     }
 }
 
-/// Times `op`, appending its time to `times`.
-#[inline]
-fn timed(times: &mut Vec<Duration>, op: impl FnOnce()) {
-    let start = Instant::now();
-    op();
-    times.push(start.elapsed());
+/// A run's operations, each timed and its allocator calls counted.
+struct Timings {
+    times: Vec<Duration>,
+    /// Allocations (and reallocations) each operation made.
+    allocations: Vec<usize>,
+}
+
+impl Timings {
+    /// Room for `operations`, so that recording one allocates nothing.
+    fn with_capacity(operations: usize) -> Self {
+        Timings {
+            times: Vec::with_capacity(operations),
+            allocations: Vec::with_capacity(operations),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Times `op`, and counts its allocator calls outside the timed region.
+    #[inline]
+    fn timed(&mut self, op: impl FnOnce()) {
+        let allocations = counting::seen().allocations;
+        let start = Instant::now();
+        op();
+        self.times.push(start.elapsed());
+        self.allocations
+            .push(counting::seen().allocations - allocations);
+    }
+
+    fn truncate(&mut self, operations: usize) {
+        self.times.truncate(operations);
+        self.allocations.truncate(operations);
+    }
 }
 
 /// A creation, timed: one insert, or the legacy default Z then a move.
-fn create<S: Subject>(
-    subject: &mut S,
-    zs: Zs,
-    rng: &mut Rng,
-    times: &mut Vec<Duration>,
-) -> S::Object {
+fn create<S: Subject>(subject: &mut S, zs: Zs, rng: &mut Rng, timings: &mut Timings) -> S::Object {
     let object = subject.make();
     let z = zs.pick(rng);
     if zs == Zs::DefaultThenLevel {
-        timed(times, || subject.insert(&object, DEFAULT_Z));
-        timed(times, || subject.set_z(&object, z));
+        timings.timed(|| subject.insert(&object, DEFAULT_Z));
+        timings.timed(|| subject.set_z(&object, z));
     } else {
-        timed(times, || subject.insert(&object, z));
+        timings.timed(|| subject.insert(&object, z));
     }
     object
 }
 
-/// One replay: the growth's operation times, then the steady run's.
-fn replay_distribution<S: Subject>(
-    objects: usize,
-    zs: Zs,
-    reserve: bool,
-) -> (Vec<Duration>, Vec<Duration>) {
+/// One replay: the growth's operations, then the steady run's.
+fn replay_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) -> (Timings, Timings) {
     let mut subject = S::build(objects, reserve);
     let mut rng = Rng::new(SEED ^ 7);
-    let mut growth = Vec::with_capacity(2 * objects);
+    let mut growth = Timings::with_capacity(2 * objects);
     let mut live: Vec<S::Object> = (0..objects)
         .map(|_| create(&mut subject, zs, &mut rng, &mut growth))
         .collect();
-    let mut steady = Vec::with_capacity(OPERATIONS + 2);
+    let mut steady = Timings::with_capacity(OPERATIONS + 2);
     while steady.len() < OPERATIONS {
         let at = rng.below(live.len());
         if rng.below(2) == 0 {
             let z = zs.pick(&mut rng);
             let object = &live[at];
-            timed(&mut steady, || subject.set_z(object, z));
+            steady.timed(|| subject.set_z(object, z));
         } else {
             let object = live.swap_remove(at);
-            timed(&mut steady, || subject.remove(&object));
+            steady.timed(|| subject.remove(&object));
             subject.release(object);
             let object = create(&mut subject, zs, &mut rng, &mut steady);
             live.push(object);
@@ -408,8 +435,8 @@ fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
     } else {
         (50.0, 0.0, "50x")
     };
-    for (phase, times) in [("growth", growth), ("steady", steady)] {
-        let tail = Tail::of(fastest_of(times));
+    for (phase, replays) in [("growth", growth), ("steady", steady)] {
+        let (tail, allocations) = worst_of(replays);
         let target = limit * tail.median + floor;
         let verdict = if tail.max <= target {
             format!("ok (<= {rule})")
@@ -417,7 +444,7 @@ fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
             format!("MISSED ({rule} = {target:.0} ns)")
         };
         println!(
-            "{:<15} {:<19} {:<14} {:<7} {}  {verdict}",
+            "{:<15} {:<19} {:<14} {:<7} {} {allocations:>6}  {verdict}",
             S::NAME,
             zs.name(),
             reservation,
@@ -425,6 +452,19 @@ fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
             tail.columns(),
         );
     }
+}
+
+/// The tail of the fastest of `replays`, operation by operation, and the
+/// allocator calls its worst operation made (the same in every replay:
+/// each makes the same calls from a new collection).
+fn worst_of(replays: Vec<Timings>) -> (Tail, usize) {
+    let allocations = replays
+        .first()
+        .map(|run| run.allocations.clone())
+        .unwrap_or_default();
+    let tail = Tail::of(fastest_of(replays.into_iter().map(|run| run.times)));
+    let worst = allocations.get(tail.worst_at).copied().unwrap_or(0);
+    (tail, worst)
 }
 
 /// The reference for the growth rows: `objects` pushes of an `Rc` onto a
@@ -439,17 +479,17 @@ fn measure_vec_growth(objects: usize, reserve: bool) {
         } else {
             Vec::new()
         };
-        let mut times = Vec::with_capacity(objects);
+        let mut timings = Timings::with_capacity(objects);
         for _ in 0..objects {
             let clone = Rc::clone(&object);
-            timed(&mut times, || vec.push(clone));
+            timings.timed(|| vec.push(clone));
         }
         black_box(&vec);
-        times
+        timings
     });
-    let tail = Tail::of(fastest_of(replays));
+    let (tail, allocations) = worst_of(replays.collect());
     println!(
-        "{:<15} {:<19} {:<14} {:<7} {}  (reference)",
+        "{:<15} {:<19} {:<14} {:<7} {} {allocations:>6}  (reference)",
         "Vec<Rc<_>>",
         "-",
         if reserve { "with_capacity" } else { "new" },
@@ -475,7 +515,7 @@ fn distributions() {
         "\nzorder at {OBJECTS} objects, each Z distribution; growth from empty, then {OPERATIONS} operations"
     );
     println!(
-        "{:<15} {:<19} {:<14} {:<7} {}  target",
+        "{:<15} {:<19} {:<14} {:<7} {} allocs  target",
         "collection",
         "Z values",
         "made by",
