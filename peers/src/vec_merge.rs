@@ -21,12 +21,10 @@
 //!   integer compare, and the passes stream them.
 //! - **Sequence numbers are unique**, so keys are unique: the batch needs no
 //!   stable sort, and an object's entry is found by a binary search for its
-//!   key. The batch is sorted with `sort_unstable_by_key`: measured against
-//!   `radsort` on batches of these keys (16 layers or spread Z, sequences
-//!   ascending), it is 50x faster on 4 entries, radsort up to 1.7x faster
-//!   from 120 to 2,000 entries (12.5 against 7.4 µs at 2,000: under 1% of
-//!   such a frame), and the unstable sort faster again from 10,000 (74
-//!   against 94 µs); not worth a second code path.
+//!   key. The batch is sorted with `sort_unstable_by_key`: against
+//!   `radsort` on batches of these keys it is faster on small batches and
+//!   on large ones, and slower in between by under 1% of such a frame
+//!   (BENCHMARKS.md, "Stop 47"); not worth a second code path.
 //! - **Stale entries are found cheaply.** An object remembers its current
 //!   key and whether its entry is still in the batch. A change or removal
 //!   of an object whose entry is in the sorted list finds that entry by
@@ -39,11 +37,9 @@
 //!   stops searching: the merge then checks every entry's key against its
 //!   object's, a read per entry in a pass that streams anyway; the next
 //!   batch starts that way if this one ended that way (frames are alike).
-//!   Measured on churned worlds: at 2·10^5 objects and below the two ways
-//!   cost the same within 2% for 0.1% to 3% of the objects changed a
-//!   frame; at 10^6 objects, searching is 10% faster at both 0.1% and 1%
-//!   (a frame of 13.5 against 15.0 ms, and 15.5 against 16.8 ms), since
-//!   the checks then miss the cache.
+//!   On churned worlds the two ways cost the same up to 2·10^5 objects,
+//!   and searching is faster at 10^6, where the checks miss the cache
+//!   (BENCHMARKS.md, "Stop 47").
 //! - **The merge writes into a second buffer, reused**: the list and the
 //!   buffer swap after each merge, so a steady game allocates nothing.
 //!   Removals alone compact the list in place.

@@ -11,10 +11,10 @@
 
 use alloc::vec::Vec;
 
-/// Items below which the standard library's sort is cheaper: sorting
-/// `(u32, u32)` pairs by a random key, it executes 0.64x the radix sort's
-/// instructions at 128 items, 0.93x at 256 and 1.34x at 1,024 (callgrind;
-/// the radix sort's fixed part is its 4 KiB of counts).
+/// Items below which the standard library's sort is cheaper, in
+/// instructions, for `(u32, u32)` pairs by a random key (the radix sort's
+/// fixed part is its 4 KiB of counts; BENCHMARKS.md, "Stop 27", has the
+/// measurement).
 const SMALL: usize = 256;
 
 /// Z bits as a sort key: the unsigned order of keys is the signed order
