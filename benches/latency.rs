@@ -369,12 +369,13 @@ impl Timings {
     /// Times `op`, and counts its allocator calls outside the timed region.
     #[inline]
     fn timed(&mut self, op: impl FnOnce()) {
-        let allocations = counting::seen().allocations;
+        let before = counting::seen().allocations;
         let start = Instant::now();
         op();
-        self.times.push(start.elapsed());
-        self.allocations
-            .push(counting::seen().allocations - allocations);
+        let time = start.elapsed();
+        let allocations = counting::seen().allocations - before;
+        self.times.push(time);
+        self.allocations.push(allocations);
     }
 
     fn truncate(&mut self, operations: usize) {
