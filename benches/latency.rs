@@ -458,10 +458,10 @@ fn measure_distribution<S: Subject>(objects: usize, zs: Zs, reserve: bool) {
 /// The tail of the fastest of `replays`, operation by operation, and the
 /// allocator calls its worst operation made (the same in every replay:
 /// each makes the same calls from a new collection).
-fn worst_of(replays: Vec<Timings>) -> (Tail, usize) {
+fn worst_of(mut replays: Vec<Timings>) -> (Tail, usize) {
     let allocations = replays
-        .first()
-        .map(|run| run.allocations.clone())
+        .first_mut()
+        .map(|run| std::mem::take(&mut run.allocations))
         .unwrap_or_default();
     let tail = Tail::of(fastest_of(replays.into_iter().map(|run| run.times)));
     let worst = allocations.get(tail.worst_at).copied().unwrap_or(0);
