@@ -45,7 +45,7 @@
 //! legacy object is created with) have their buckets reached in O(1)
 //! through a quick-access array.
 //!
-//! The buckets lie end to end in nodes of 64 slots, in back-to-front
+//! The buckets lie end to end in nodes of 64 or 128 slots, in back-to-front
 //! order, so a traversal reads contiguous memory whatever the Z values:
 //! the levels and the default Z in one chain of blocks, where each entry
 //! keeps its slot and neighbouring small buckets share a block; any other

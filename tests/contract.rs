@@ -94,7 +94,7 @@ impl Shared {
     fn new(collection: Box<dyn ZCollection<Sprite>>) -> Self {
         Shared {
             collection,
-            objects: (0..200)
+            objects: (0..600)
                 .map(|_| Rc::new(ZObject::new(Cell::new(DEFAULT_Z))))
                 .collect(),
         }
@@ -264,8 +264,9 @@ fn point1_holds_across_blocks_and_leaves() {
     // Entries at one level (several blocks), at one fraction and at
     // distinct fractions (several leaves), churned by changes and by
     // removals and adds, against a (z, seq) model.
-    // Enough for several leaves (64 entries each) and blocks (32).
-    const ENTRIES: usize = if cfg!(miri) { 70 } else { 180 };
+    // Enough for several leaves (up to 128 entries each) and blocks (up
+    // to 64).
+    const ENTRIES: usize = if cfg!(miri) { 70 } else { 600 };
     let zs_of = |step: usize| [z(1.0), z(1.5), bits((2 << 16) + step as i32 * 97)][step % 3];
     for mut c in every_z(3) {
         let mut model = std::collections::BTreeMap::new();

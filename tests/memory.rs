@@ -36,16 +36,18 @@ const SMALL: bool = cfg!(any(miri, fuzzing));
 /// The objects of a mass death (fewer when [`SMALL`]).
 const DEATHS: u32 = if SMALL { 200 } else { 1_000_000 };
 
-/// Slots of a leaf or block (the library's `LEAF_SLOTS`, small when [`SMALL`]).
-const SLOTS: usize = if SMALL { 8 } else { 64 };
+/// Slots of a tree leaf (the library's `LEAF_SLOTS`, small when
+/// [`SMALL`]).
+const SLOTS: usize = if SMALL { 8 } else { 128 };
 
 /// The size of the largest node of a collection whose entries take
 /// `entry` bytes, a tree leaf: a length, a mask of the slots a batch
-/// emptied, the Z and the entry of each slot, and three links (its
-/// neighbours and its parent). A block of the level chain is smaller (a
-/// mask, a count and two links), and so is an inner node of the tree.
+/// emptied (16 bytes, aligned as much), the Z and the entry of each slot,
+/// and three links (its neighbours and its parent). A block of the level
+/// chain is smaller (half the slots, a mask, a count and two links), and
+/// so is an inner node of the tree.
 const fn leaf_bytes(entry: usize) -> usize {
-    (8 + 8 + SLOTS * (4 + entry) + 3 * 4).next_multiple_of(8)
+    (8 + 16 + SLOTS * (4 + entry) + 3 * 4).next_multiple_of(16)
 }
 
 /// A chunk of a node pool's id table: 64 boxed nodes. Under Miri and in

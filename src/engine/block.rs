@@ -15,14 +15,12 @@
 
 use super::entry::Entry;
 use super::leaf::count;
-use super::place::LEAF_SLOTS;
+pub(crate) use super::place::BLOCK_SLOTS;
 use super::pool::NONE;
-
-/// Slots per block: as many as a leaf has.
-pub(crate) const BLOCK_SLOTS: usize = LEAF_SLOTS;
 
 /// One bit per slot: set while the slot holds an entry.
 pub(crate) type Mask = u64;
+const _: () = assert!(BLOCK_SLOTS <= Mask::BITS as usize);
 
 /// Every slot of a block.
 pub(crate) const ALL: Mask = Mask::MAX >> (Mask::BITS as usize - BLOCK_SLOTS);

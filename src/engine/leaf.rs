@@ -33,6 +33,10 @@ impl Cursor {
     };
 }
 
+/// One bit per slot of a leaf.
+pub(crate) type Slots = u128;
+const _: () = assert!(LEAF_SLOTS <= Slots::BITS as usize);
+
 /// A run of up to [`LEAF_SLOTS`] entries of a chain, sorted by Z.
 pub(crate) struct Leaf<E: Entry> {
     pub(crate) len: usize,
@@ -46,7 +50,7 @@ pub(crate) struct Leaf<E: Entry> {
     pub(crate) parent: u32,
     /// Slots whose entries a batch took out, to be closed when it has taken
     /// all it takes (zero between operations).
-    pub(crate) dead: u64,
+    pub(crate) dead: Slots,
 }
 
 impl<E: Entry> Leaf<E> {
@@ -202,7 +206,7 @@ impl<E: Entry> Leaf<E> {
             };
             // The run's slots, `low..high` (at least one).
             debug_assert!(low <= slot && slot < high);
-            let run = (u64::MAX >> (u64::BITS as usize - (high - low))) << low;
+            let run = (Slots::MAX >> (Slots::BITS as usize - (high - low))) << low;
             // (The slot's own bit too, so that the loop ends whatever.)
             dead &= !(run | 1 << slot);
             if run & !self.dead == 0 {
@@ -373,7 +377,7 @@ mod tests {
             for (slot, &z) in zs.iter().enumerate() {
                 leaf.push(z, slot as u32);
             }
-            leaf.dead = (0..len).fold(0, |dead, slot| dead | (u64::from(next(3) == 0) << slot));
+            leaf.dead = (0..len).fold(0, |dead, slot| dead | (Slots::from(next(3) == 0) << slot));
             let mut expected: Vec<i32> = (0..len)
                 .filter(|&slot| leaf.dead & (1 << slot) != 0)
                 .map(|slot| zs[slot])

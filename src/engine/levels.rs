@@ -43,7 +43,7 @@ use alloc::vec::Vec;
 use super::block::{ALL, BLOCK_SLOTS, Block, Mask, Moved, from, highest};
 use super::entry::{Book, Entry};
 use super::occupancy::Occupancy;
-use super::place::{Chain, LEAF_IDS, Place};
+use super::place::{BLOCK_IDS, Chain, Place};
 use super::pool::{NONE, Pool};
 use crate::z::DEFAULT_Z;
 #[cfg(any(test, feature = "check"))]
@@ -166,7 +166,7 @@ impl<E: Entry> Levels<E> {
     /// then the default Z's if `buckets` is one more.
     pub(crate) fn new(max_level: u16, buckets: usize) -> Self {
         Levels {
-            blocks: Pool::new(LEAF_IDS),
+            blocks: Pool::new(BLOCK_IDS),
             lasts: vec![0; buckets],
             occupancy: Occupancy::new(buckets),
             first: NONE,
@@ -663,7 +663,7 @@ impl<E: Entry> Levels<E> {
     /// filed afresh in this order would. O(n); `book` learns every entry's
     /// new place.
     pub(crate) fn shrink_to_fit<B: Book<E>>(&mut self, book: &mut B) {
-        let mut old = core::mem::replace(&mut self.blocks, Pool::new(LEAF_IDS));
+        let mut old = core::mem::replace(&mut self.blocks, Pool::new(BLOCK_IDS));
         let mut block = self.restart();
         let mut out = Writer::START;
         while block != NONE {

@@ -6,29 +6,43 @@
 //! to another leaf (a split, a merge, a share between neighbours) rewrites
 //! a place, at most [`LEAF_SLOTS`] of them at a time.
 
-/// Slots per leaf. Fuzzing builds (`cargo fuzz` sets `cfg(fuzzing)`) and
-/// Miri use small leaves, so that inputs and tests of a hundred entries
-/// reach every shape: chains of many leaves, trees of three levels and
-/// more, inner splits, merges and shares. Nothing else depends on the size
-/// but the packing below, derived from it.
+/// Slots per leaf of the tree chain. Fuzzing builds (`cargo fuzz` sets
+/// `cfg(fuzzing)`) and Miri use small leaves and blocks, so that inputs
+/// and tests of a hundred entries reach every shape: chains of many
+/// nodes, trees of three levels and more, inner splits, merges and
+/// shares. Nothing else depends on the sizes but the packing below,
+/// derived from them.
 #[cfg(not(any(fuzzing, miri)))]
-pub(crate) const LEAF_SLOTS: usize = 64;
+pub(crate) const LEAF_SLOTS: usize = 128;
 /// Slots per leaf (small, for fuzzing and Miri).
 #[cfg(any(fuzzing, miri))]
 pub(crate) const LEAF_SLOTS: usize = 8;
 
-const SLOT_BITS: u32 = LEAF_SLOTS.trailing_zeros();
+/// Slots per block of the level chain: fewer than a leaf's, since a
+/// block's walk and moves go by a mask of its slots, one machine word.
+#[cfg(not(any(fuzzing, miri)))]
+pub(crate) const BLOCK_SLOTS: usize = 64;
+/// Slots per block (small, for fuzzing and Miri).
+#[cfg(any(fuzzing, miri))]
+pub(crate) const BLOCK_SLOTS: usize = 8;
+
+const LEAF_SLOT_BITS: u32 = LEAF_SLOTS.trailing_zeros();
+const BLOCK_SLOT_BITS: u32 = BLOCK_SLOTS.trailing_zeros();
 const TREE_BIT: u32 = 1 << 31;
 const PENDING_BIT: u32 = 1 << 30;
 
-/// Leaf ids of each chain stay below this bound, so a leaf id and a slot
-/// fit beside the two flag bits.
-pub(crate) const LEAF_IDS: u32 = PENDING_BIT >> SLOT_BITS;
+/// Leaf ids of the tree chain stay below this bound, so a leaf id and a
+/// slot fit beside the two flag bits...
+pub(crate) const LEAF_IDS: u32 = PENDING_BIT >> LEAF_SLOT_BITS;
+/// ... and block ids of the level chain below this one.
+pub(crate) const BLOCK_IDS: u32 = PENDING_BIT >> BLOCK_SLOT_BITS;
 
-/// The entries a collection holds at most: as many as one chain's leaf ids
-/// can name (a chain may need a leaf per [`LEAF_SLOTS`]` / 4` entries, so
-/// its ids run out past a quarter of this; filing past that is refused).
+/// The entries a collection holds at most: as many as one chain's node
+/// ids can name (a chain may need a node per quarter of a node's slots,
+/// so its ids run out past a quarter of this; filing past that is
+/// refused). Both chains name as many slots.
 pub(crate) const MAX_ENTRIES: usize = LEAF_IDS as usize * LEAF_SLOTS;
+const _: () = assert!(MAX_ENTRIES == BLOCK_IDS as usize * BLOCK_SLOTS);
 
 /// Steps of one batch: a pending place names its step below this bound
 /// (the last value is [`Place::NOWHERE`]).
@@ -66,9 +80,12 @@ impl Place {
 
     #[inline]
     pub(crate) fn leaf(chain: Chain, leaf: u32, hint: usize) -> Place {
-        debug_assert!(leaf < LEAF_IDS && hint < LEAF_SLOTS);
-        let tree = if chain == Chain::Tree { TREE_BIT } else { 0 };
-        Place(tree | (leaf << SLOT_BITS) | hint as u32)
+        let (tree, slot_bits) = match chain {
+            Chain::Tree => (TREE_BIT, LEAF_SLOT_BITS),
+            Chain::Levels => (0, BLOCK_SLOT_BITS),
+        };
+        debug_assert!(leaf < PENDING_BIT >> slot_bits && hint < 1 << slot_bits);
+        Place(tree | (leaf << slot_bits) | hint as u32)
     }
 
     #[inline]
@@ -86,15 +103,15 @@ impl Place {
                 step: (self.0 & !(TREE_BIT | PENDING_BIT)) as usize,
             })
         } else {
-            let chain = if self.0 & TREE_BIT != 0 {
-                Chain::Tree
+            let (chain, slot_bits) = if self.0 & TREE_BIT != 0 {
+                (Chain::Tree, LEAF_SLOT_BITS)
             } else {
-                Chain::Levels
+                (Chain::Levels, BLOCK_SLOT_BITS)
             };
             Some(Spot::Leaf {
                 chain,
-                leaf: (self.0 & !TREE_BIT) >> SLOT_BITS,
-                hint: (self.0 & (LEAF_SLOTS as u32 - 1)) as usize,
+                leaf: (self.0 & !TREE_BIT) >> slot_bits,
+                hint: (self.0 & ((1 << slot_bits) - 1)) as usize,
             })
         }
     }
@@ -131,12 +148,11 @@ mod tests {
 
     #[test]
     fn places_round_trip_at_their_limits() {
-        for chain in [Chain::Levels, Chain::Tree] {
-            for (leaf, hint) in [
-                (0, 0),
-                (LEAF_IDS - 1, LEAF_SLOTS - 1),
-                (999, LEAF_SLOTS / 2 + 1),
-            ] {
+        for (chain, ids, slots) in [
+            (Chain::Levels, BLOCK_IDS, BLOCK_SLOTS),
+            (Chain::Tree, LEAF_IDS, LEAF_SLOTS),
+        ] {
+            for (leaf, hint) in [(0, 0), (ids - 1, slots - 1), (999, slots / 2 + 1)] {
                 let place = Place::leaf(chain, leaf, hint);
                 assert_ne!(place, Place::NOWHERE);
                 assert_eq!(place.spot(), Some(Spot::Leaf { chain, leaf, hint }));

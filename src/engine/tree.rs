@@ -28,7 +28,7 @@ use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 use super::entry::{Book, Entry};
-use super::leaf::{Cursor, Leaf, MIN_FILL, count, split_point};
+use super::leaf::{Cursor, Leaf, MIN_FILL, Slots, count, split_point};
 use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
 use super::pool::{NONE, Pool};
 use super::radix::{self, z_key};
@@ -1090,7 +1090,10 @@ impl<E: Entry> Tree<E> {
                     }
                 }
             }
-            let mut live = !old.dead & u64::MAX.checked_shr(64 - old.len as u32).unwrap_or(0);
+            let mut live = !old.dead
+                & Slots::MAX
+                    .checked_shr(Slots::BITS - old.len as u32)
+                    .unwrap_or(0);
             while live != 0 {
                 let slot = live.trailing_zeros() as usize;
                 live &= live - 1;
