@@ -41,18 +41,19 @@ pub(crate) trait Entry: Sized {
         self.same(other)
     }
 
-    /// Moves `slots[..len - 1]` one slot up, so `slots[0]` is free to
-    /// overwrite and the last slot's value is dropped or overwritten.
+    /// Moves `slots[..len - by]` `by` slots up, so `slots[..by]` are free
+    /// to overwrite and the last `by` values are dropped or overwritten.
     /// (Keys, being `Copy`, override it with a plain copy.)
     #[inline]
-    fn shift_up(slots: &mut [Self::Slot]) {
-        slots.rotate_right(1);
+    fn shift_up(slots: &mut [Self::Slot], by: usize) {
+        slots.rotate_right(by);
     }
 
-    /// Moves `slots[1..]` one slot down; `slots[0]`'s value ends up last.
+    /// Moves `slots[by..]` `by` slots down; the first `by` values end up
+    /// last.
     #[inline]
-    fn shift_down(slots: &mut [Self::Slot]) {
-        slots.rotate_left(1);
+    fn shift_down(slots: &mut [Self::Slot], by: usize) {
+        slots.rotate_left(by);
     }
 }
 

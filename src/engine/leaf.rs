@@ -8,9 +8,15 @@
 //! that the compiler vectorizes, and a walk reads the entries of a run as a
 //! slice.
 
+use core::ops::Range;
+
 use super::entry::Entry;
 use super::place::LEAF_SLOTS;
 use super::pool::NONE;
+
+/// At most this many holes to close, or entries to merge into a leaf, are
+/// moved a run at a time (a copy each); more, an entry at a time.
+pub(crate) const FEW: usize = 4;
 
 /// The value of the Z slots past `len`: the largest Z bits, so every count
 /// of values at or below a bound is clamped to `len` (the default Z has the
@@ -136,7 +142,7 @@ impl<E: Entry> Leaf<E> {
     #[inline]
     pub(crate) fn insert(&mut self, slot: usize, z: i32, entry: E) {
         debug_assert!(self.len < LEAF_SLOTS && slot <= self.len);
-        E::shift_up(&mut self.items[slot..=self.len]);
+        E::shift_up(&mut self.items[slot..=self.len], 1);
         self.zs.copy_within(slot..self.len, slot + 1);
         self.items[slot] = entry.into_slot();
         self.zs[slot] = z;
@@ -149,7 +155,7 @@ impl<E: Entry> Leaf<E> {
         debug_assert!(slot < self.len);
         let entry = E::take(&mut self.items[slot]);
         let z = self.zs[slot];
-        E::shift_down(&mut self.items[slot..self.len]);
+        E::shift_down(&mut self.items[slot..self.len], 1);
         self.zs.copy_within(slot + 1..self.len, slot);
         self.len -= 1;
         self.zs[self.len] = FILL;
@@ -175,6 +181,20 @@ impl<E: Entry> Leaf<E> {
     pub(crate) fn move_within(&mut self, from: usize, to: usize) {
         self.items.swap(from, to);
         self.zs[to] = self.zs[from];
+    }
+
+    /// How many of the entries in slots `..end` (sorted) have Z bits at
+    /// or below `z`.
+    pub(crate) fn rank_within(&self, end: usize, z: i32) -> usize {
+        self.zs[..end].partition_point(|&v| v <= z)
+    }
+
+    /// Moves the entries in slots `run` `by` slots up, into slots past the
+    /// end or freed (whose values end up in the slots left): for a merge
+    /// that fills a leaf from the back.
+    pub(crate) fn move_up(&mut self, run: Range<usize>, by: usize) {
+        E::shift_up(&mut self.items[run.start..run.end + by], by);
+        self.zs.copy_within(run.clone(), run.start + by);
     }
 
     /// Puts an entry in slot `slot`, past the end or freed: for a merge
@@ -220,14 +240,37 @@ impl<E: Entry> Leaf<E> {
     /// Closes the holes the `dead` slots left: the other entries move down,
     /// in order (their places are hints: nothing to report).
     pub(crate) fn close_dead(&mut self) {
-        // Every slot from the first hole on moves to `to`, which only a
-        // live one advances: no branch on which slots are dead.
-        let first = self.dead.trailing_zeros() as usize;
-        let mut to = first;
-        for from in first..self.len {
-            self.items.swap(from, to);
-            self.zs[to] = self.zs[from];
-            to += usize::from(self.dead & (1 << from) == 0);
+        let mut dead = self.dead;
+        if dead == 0 {
+            return;
+        }
+        let mut to = dead.trailing_zeros() as usize;
+        if dead.count_ones() as usize <= FEW {
+            // The live slots after each hole, up to the next hole or the
+            // end, move down to `to` in one move of their entries and one
+            // of their Z bits; the dead slots' (taken) values end up past
+            // the length.
+            while dead != 0 {
+                let hole = dead.trailing_zeros() as usize;
+                dead &= dead - 1;
+                let end = if dead == 0 {
+                    self.len
+                } else {
+                    dead.trailing_zeros() as usize
+                };
+                E::shift_down(&mut self.items[to..end], hole + 1 - to);
+                self.zs.copy_within(hole + 1..end, to);
+                to += end - (hole + 1);
+            }
+        } else {
+            // Every slot from the first hole on moves to `to`, which only
+            // a live one advances: no branch on which slots are dead.
+            let first = to;
+            for from in first..self.len {
+                self.items.swap(from, to);
+                self.zs[to] = self.zs[from];
+                to += usize::from(dead & (1 << from) == 0);
+            }
         }
         self.zs[to..self.len].fill(FILL);
         self.len = to;
@@ -391,6 +434,45 @@ mod tests {
                 expected[..],
                 "zs {zs:?}, dead {:#x}",
                 leaf.dead
+            );
+        }
+    }
+
+    #[test]
+    fn closing_dead_slots_keeps_the_live_entries_in_order() {
+        let mut random = zorder_testkit::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = move |bound: u64| random() % bound;
+        let rounds = if cfg!(miri) { 200 } else { 2_000 };
+        for round in 0..rounds {
+            let len = 1 + next(LEAF_SLOTS as u64) as usize;
+            let mut leaf = Leaf::new(&0_u32);
+            for slot in 0..len {
+                leaf.push(slot as i32 * 3, slot as u32);
+            }
+            // A few holes (closed a run at a time) in some rounds, many
+            // (an entry at a time) in others.
+            leaf.dead = if round % 2 == 0 {
+                (0..=next(FEW as u64)).fold(0, |dead, _| dead | 1 << next(len as u64))
+            } else {
+                (0..len).fold(0, |dead, slot| dead | (Slots::from(next(3) == 0) << slot))
+            };
+            let live: Vec<usize> = (0..len)
+                .filter(|&slot| leaf.dead & (1 << slot) == 0)
+                .collect();
+            let dead = leaf.dead;
+            leaf.close_dead();
+            let kept: Vec<(u32, i32)> = (0..leaf.len)
+                .map(|slot| (*leaf.get(slot), leaf.z(slot)))
+                .collect();
+            let expected: Vec<(u32, i32)> = live
+                .iter()
+                .map(|&slot| (slot as u32, slot as i32 * 3))
+                .collect();
+            assert_eq!(kept, expected, "len {len}, dead {dead:#x}");
+            assert_eq!(leaf.dead, 0);
+            assert!(
+                leaf.zs[leaf.len..].iter().all(|&z| z == FILL),
+                "the slots past the length are free"
             );
         }
     }

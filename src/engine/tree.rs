@@ -28,7 +28,7 @@ use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 use super::entry::{Book, Entry};
-use super::leaf::{Cursor, Leaf, MIN_FILL, Slots, count, split_point};
+use super::leaf::{Cursor, FEW, Leaf, MIN_FILL, Slots, count, split_point};
 use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
 use super::pool::{NONE, Pool};
 use super::radix::{self, z_key};
@@ -788,13 +788,24 @@ impl<E: Entry> Tree<E> {
         }
         let new = scratch.len();
         if own + new <= LEAF_SLOTS {
-            let mut from = own;
+            // From the back: the leaf's own entries `..end` have not moved,
+            // and the slots from `to` on are final. A few new entries: the
+            // own entries above each move up past it at once; more: one
+            // at a time.
+            let mut end = own;
             let mut to = own + new;
             while let Some((z, entry, _)) = scratch.pop() {
-                while from > 0 && leaf_ref.z(from - 1) > z {
-                    from -= 1;
-                    to -= 1;
-                    leaf_ref.move_within(from, to);
+                if new <= FEW {
+                    let stay = leaf_ref.rank_within(end, z);
+                    leaf_ref.move_up(stay..end, to - end);
+                    to -= end - stay;
+                    end = stay;
+                } else {
+                    while end > 0 && leaf_ref.z(end - 1) > z {
+                        end -= 1;
+                        to -= 1;
+                        leaf_ref.move_within(end, to);
+                    }
                 }
                 to -= 1;
                 leaf_ref.set(to, z, entry);

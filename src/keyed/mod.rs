@@ -165,14 +165,14 @@ impl<K: ZKey> Entry for Keyed<K> {
     }
 
     #[inline]
-    fn shift_up(slots: &mut [Keyed<K>]) {
+    fn shift_up(slots: &mut [Keyed<K>], by: usize) {
         let len = slots.len();
-        slots.copy_within(..len - 1, 1);
+        slots.copy_within(..len - by, by);
     }
 
     #[inline]
-    fn shift_down(slots: &mut [Keyed<K>]) {
-        slots.copy_within(1.., 0);
+    fn shift_down(slots: &mut [Keyed<K>], by: usize) {
+        slots.copy_within(by.., 0);
     }
 }
 
