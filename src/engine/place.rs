@@ -80,12 +80,16 @@ impl Place {
 
     #[inline]
     pub(crate) fn leaf(chain: Chain, leaf: u32, hint: usize) -> Place {
-        let (tree, slot_bits) = match chain {
-            Chain::Tree => (TREE_BIT, LEAF_SLOT_BITS),
-            Chain::Levels => (0, BLOCK_SLOT_BITS),
-        };
-        debug_assert!(leaf < PENDING_BIT >> slot_bits && hint < 1 << slot_bits);
-        Place(tree | (leaf << slot_bits) | hint as u32)
+        match chain {
+            Chain::Tree => {
+                debug_assert!(leaf < LEAF_IDS && hint < LEAF_SLOTS);
+                Place(TREE_BIT | (leaf << LEAF_SLOT_BITS) | hint as u32)
+            }
+            Chain::Levels => {
+                debug_assert!(leaf < BLOCK_IDS && hint < BLOCK_SLOTS);
+                Place((leaf << BLOCK_SLOT_BITS) | hint as u32)
+            }
+        }
     }
 
     #[inline]
@@ -103,16 +107,21 @@ impl Place {
                 step: (self.0 & !(TREE_BIT | PENDING_BIT)) as usize,
             })
         } else {
-            let (chain, slot_bits) = if self.0 & TREE_BIT != 0 {
-                (Chain::Tree, LEAF_SLOT_BITS)
+            // (One arm a chain, each with its constants, so that a caller
+            // that goes on to match the chain takes one branch in all.)
+            if self.0 & TREE_BIT != 0 {
+                Some(Spot::Leaf {
+                    chain: Chain::Tree,
+                    leaf: (self.0 & !TREE_BIT) >> LEAF_SLOT_BITS,
+                    hint: self.0 as usize & (LEAF_SLOTS - 1),
+                })
             } else {
-                (Chain::Levels, BLOCK_SLOT_BITS)
-            };
-            Some(Spot::Leaf {
-                chain,
-                leaf: (self.0 & !TREE_BIT) >> slot_bits,
-                hint: (self.0 & ((1 << slot_bits) - 1)) as usize,
-            })
+                Some(Spot::Leaf {
+                    chain: Chain::Levels,
+                    leaf: self.0 >> BLOCK_SLOT_BITS,
+                    hint: self.0 as usize & (BLOCK_SLOTS - 1),
+                })
+            }
         }
     }
 
