@@ -402,15 +402,27 @@ mod tests {
     use super::*;
     use alloc::vec::Vec;
 
+    /// Rounds of a randomized test (under Miri, a tenth: the same code, in
+    /// minutes otherwise).
+    const ROUNDS: usize = if cfg!(miri) { 200 } else { 2_000 };
+
+    /// Numbers below a bound, from `seed`.
+    fn below(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut random = zorder_testkit::xorshift(seed);
+        move |bound| random() % bound
+    }
+
+    /// Each of the first `len` slots, dead one time in three.
+    fn some_dead(len: usize, next: &mut impl FnMut(u64) -> u64) -> Slots {
+        (0..len).fold(0, |dead, slot| dead | (Slots::from(next(3) == 0) << slot))
+    }
+
     /// `dead_runs` against its definition, on leaves of few and of many
     /// distinct Z values, holes anywhere.
     #[test]
     fn dead_runs_are_the_runs_with_no_live_entry() {
-        let mut random = zorder_testkit::xorshift(0x9E37_79B9_7F4A_7C15);
-        let mut next = move |bound: u64| random() % bound;
-        // (Under Miri, a tenth: the same code, in minutes otherwise.)
-        let rounds = if cfg!(miri) { 200 } else { 2_000 };
-        for round in 0..rounds {
+        let mut next = below(0x9E37_79B9_7F4A_7C15);
+        for round in 0..ROUNDS {
             let len = 1 + next(LEAF_SLOTS as u64) as usize;
             // Few Z values (long runs) in some rounds, many in others.
             let spread = [2, 8, 1_000][round % 3];
@@ -420,7 +432,7 @@ mod tests {
             for (slot, &z) in zs.iter().enumerate() {
                 leaf.push(z, slot as u32);
             }
-            leaf.dead = (0..len).fold(0, |dead, slot| dead | (Slots::from(next(3) == 0) << slot));
+            leaf.dead = some_dead(len, &mut next);
             let mut expected: Vec<i32> = (0..len)
                 .filter(|&slot| leaf.dead & (1 << slot) != 0)
                 .map(|slot| zs[slot])
@@ -440,10 +452,8 @@ mod tests {
 
     #[test]
     fn closing_dead_slots_keeps_the_live_entries_in_order() {
-        let mut random = zorder_testkit::xorshift(0x2545_F491_4F6C_DD1D);
-        let mut next = move |bound: u64| random() % bound;
-        let rounds = if cfg!(miri) { 200 } else { 2_000 };
-        for round in 0..rounds {
+        let mut next = below(0x2545_F491_4F6C_DD1D);
+        for round in 0..ROUNDS {
             let len = 1 + next(LEAF_SLOTS as u64) as usize;
             let mut leaf = Leaf::new(&0_u32);
             for slot in 0..len {
@@ -454,7 +464,7 @@ mod tests {
             leaf.dead = if round % 2 == 0 {
                 (0..=next(FEW as u64)).fold(0, |dead, _| dead | 1 << next(len as u64))
             } else {
-                (0..len).fold(0, |dead, slot| dead | (Slots::from(next(3) == 0) << slot))
+                some_dead(len, &mut next)
             };
             let live: Vec<usize> = (0..len)
                 .filter(|&slot| leaf.dead & (1 << slot) == 0)
