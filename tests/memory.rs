@@ -44,8 +44,8 @@ const SLOTS: usize = if SMALL { 8 } else { 128 };
 /// `entry` bytes, a tree leaf: a length, a mask of the slots a batch
 /// emptied (16 bytes, aligned as much), the Z and the entry of each slot,
 /// and three links (its neighbours and its parent). A block of the level
-/// chain is smaller (half the slots, a mask, a count and two links), and
-/// so is an inner node of the tree.
+/// chain is smaller (at most as many slots, a mask, a count and two
+/// links), and so is an inner node of the tree.
 const fn leaf_bytes(entry: usize) -> usize {
     (8 + 16 + SLOTS * (4 + entry) + 3 * 4).next_multiple_of(16)
 }
