@@ -39,9 +39,9 @@ impl Cursor {
     };
 }
 
-/// One bit per slot of a leaf.
-pub(crate) type Slots = u128;
-const _: () = assert!(LEAF_SLOTS <= Slots::BITS as usize);
+/// One bit per slot of a leaf (a block has its own, [`block::Mask`](super::block::Mask)).
+pub(crate) type Mask = u128;
+const _: () = assert!(LEAF_SLOTS <= Mask::BITS as usize);
 
 /// A run of up to [`LEAF_SLOTS`] entries of a chain, sorted by Z.
 pub(crate) struct Leaf<E: Entry> {
@@ -56,7 +56,7 @@ pub(crate) struct Leaf<E: Entry> {
     pub(crate) parent: u32,
     /// Slots whose entries a batch took out, to be closed when it has taken
     /// all it takes (zero between operations).
-    pub(crate) dead: Slots,
+    pub(crate) dead: Mask,
 }
 
 impl<E: Entry> Leaf<E> {
@@ -226,7 +226,7 @@ impl<E: Entry> Leaf<E> {
             };
             // The run's slots, `low..high` (at least one).
             debug_assert!(low <= slot && slot < high);
-            let run = (Slots::MAX >> (Slots::BITS as usize - (high - low))) << low;
+            let run = (Mask::MAX >> (Mask::BITS as usize - (high - low))) << low;
             // (The slot's own bit too, so that the loop ends whatever.)
             dead &= !(run | 1 << slot);
             if run & !self.dead == 0 {
@@ -413,8 +413,8 @@ mod tests {
     }
 
     /// Each of the first `len` slots, dead one time in three.
-    fn some_dead(len: usize, next: &mut impl FnMut(u64) -> u64) -> Slots {
-        (0..len).fold(0, |dead, slot| dead | (Slots::from(next(3) == 0) << slot))
+    fn some_dead(len: usize, next: &mut impl FnMut(u64) -> u64) -> Mask {
+        (0..len).fold(0, |dead, slot| dead | (Mask::from(next(3) == 0) << slot))
     }
 
     /// `dead_runs` against its definition, on leaves of few and of many

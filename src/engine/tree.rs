@@ -28,7 +28,7 @@ use alloc::collections::TryReserveError;
 use alloc::vec::Vec;
 
 use super::entry::{Book, Entry};
-use super::leaf::{Cursor, FEW, Leaf, MIN_FILL, Slots, count, split_point};
+use super::leaf::{Cursor, FEW, Leaf, MIN_FILL, Mask, count, split_point};
 use super::place::{Chain, LEAF_IDS, LEAF_SLOTS, Place};
 use super::pool::{NONE, Pool};
 use super::radix::{self, z_key};
@@ -797,9 +797,11 @@ impl<E: Entry> Tree<E> {
             while let Some((z, entry, _)) = scratch.pop() {
                 if new <= FEW {
                     let stay = leaf_ref.rank_within(end, z);
-                    leaf_ref.move_up(stay..end, to - end);
-                    to -= end - stay;
-                    end = stay;
+                    if stay < end {
+                        leaf_ref.move_up(stay..end, to - end);
+                        to -= end - stay;
+                        end = stay;
+                    }
                 } else {
                     while end > 0 && leaf_ref.z(end - 1) > z {
                         end -= 1;
@@ -1102,8 +1104,8 @@ impl<E: Entry> Tree<E> {
                 }
             }
             let mut live = !old.dead
-                & Slots::MAX
-                    .checked_shr(Slots::BITS - old.len as u32)
+                & Mask::MAX
+                    .checked_shr(Mask::BITS - old.len as u32)
                     .unwrap_or(0);
             while live != 0 {
                 let slot = live.trailing_zeros() as usize;
