@@ -378,9 +378,14 @@ pub(crate) fn split_point(slot: usize, joins: bool) -> usize {
     mid.clamp(MIN_FILL, LEAF_SLOTS - MIN_FILL)
 }
 
-/// A leaf under this many entries (and not alone in its chain) takes
-/// entries from a neighbour or merges with it.
+/// Entries a leaf keeps at least (unless alone in its chain): a split
+/// leaves this many on either side.
 pub(crate) const MIN_FILL: usize = LEAF_SLOTS / 4;
+
+/// A leaf that a removal leaves under this many entries (and not alone in
+/// its chain) takes entries from a neighbour or merges with it, so that
+/// churned leaves stay over half full and a walk takes few of them.
+pub(crate) const REFILL: usize = LEAF_SLOTS / 2;
 
 /// How many values of `values` satisfy `test`: a branch-free loop the
 /// compiler vectorizes, for the short fixed arrays of the nodes.
