@@ -379,12 +379,14 @@ pub(crate) fn split_point(slot: usize, joins: bool) -> usize {
 }
 
 /// Entries a leaf keeps at least (unless alone in its chain): a split
-/// leaves this many on either side.
+/// leaves this many on either side, and a leaf a single removal leaves
+/// under this many takes entries from a neighbour or merges with it.
 pub(crate) const MIN_FILL: usize = LEAF_SLOTS / 4;
 
-/// A leaf that a removal leaves under this many entries (and not alone in
+/// A leaf that a batch leaves under this many entries (and not alone in
 /// its chain) takes entries from a neighbour or merges with it, so that
-/// churned leaves stay over half full and a walk takes few of them.
+/// leaves churned by batches stay over half full and a walk takes few of
+/// them.
 pub(crate) const REFILL: usize = LEAF_SLOTS / 2;
 
 /// How many values of `values` satisfy `test`: a branch-free loop the
