@@ -14,7 +14,11 @@
 //! and descending into the last child whose bound is `<= z` finds that
 //! place whatever the bounds' staleness, equal values included.
 //!
-//! Every single operation is O(log n) in the worst case. A batch of `k`
+//! Every single operation is O(log n) in the worst case. A removal that
+//! leaves a leaf under a quarter full ([`MIN_FILL`]) has it take entries
+//! from a sibling or merge with it; a batch does that once for each leaf
+//! it took entries from and left under half full ([`REFILL`]), so that
+//! the leaves a batch churns stay fuller for the walks. A batch of `k`
 //! entries is filed in one sorted pass: one descent per leaf it touches,
 //! and one merge of each such leaf with the entries that go there; a batch
 //! that moves many entries rebuilds the tree instead, in one pass over
