@@ -1254,6 +1254,20 @@ mod tests {
         }
     }
 
+    /// Settles the entries a batch took (`touched`), and returns the Z
+    /// values whose runs it closed.
+    fn settle(tree: &mut Tree<u32>, touched: &mut Vec<(u32, u32)>) -> Vec<i32> {
+        let (mut buffer, mut closed, mut maybe_on) = (vec![], vec![], vec![]);
+        tree.settle_taken(
+            touched,
+            &mut buffer,
+            &mut closed,
+            &mut maybe_on,
+            &mut NoBook,
+        );
+        closed
+    }
+
     /// A batch that empties a run spread over leaves, reaching the later
     /// leaves first: the leaves are settled in chain order, so the Z values
     /// emptied come out ascending, each once. (The leaves after the run's
@@ -1297,14 +1311,7 @@ mod tests {
             for &(leaf, slot) in places.iter().rev() {
                 tree.take_later(leaf, slot, &mut touched);
             }
-            let (mut buffer, mut closed, mut maybe_on) = (vec![], vec![], vec![]);
-            tree.settle_taken(
-                &mut touched,
-                &mut buffer,
-                &mut closed,
-                &mut maybe_on,
-                &mut book,
-            );
+            let closed = settle(&mut tree, &mut touched);
             assert_eq!(closed, [run, high], "a run of {run_len}");
         }
         assert!(reached > 0, "a run ends in a leaf that starts with it");
@@ -1342,14 +1349,7 @@ mod tests {
                     left -= 1;
                 }
             }
-            let (mut buffer, mut closed, mut maybe_on) = (vec![], vec![], vec![]);
-            tree.settle_taken(
-                &mut touched,
-                &mut buffer,
-                &mut closed,
-                &mut maybe_on,
-                &mut book,
-            );
+            settle(&mut tree, &mut touched);
         }
         assert_eq!(tree.check().len(), left);
         let leaves = tree.leaves.live();
