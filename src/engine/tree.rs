@@ -572,12 +572,12 @@ impl<E: Entry> Tree<E> {
     /// entries takes entries from a sibling or merges with it. Returns the
     /// leaf that holds both after a merge.
     ///
-    /// A single removal passes [`MIN_FILL`], a batch [`REFILL`]: a leaf a
-    /// split just left half full (or a quarter, behind a growing run) takes
-    /// many single removals before it merges again, where topping it up
-    /// at half would merge and split the same leaves every few changes; a
-    /// batch pays one rebalance a leaf it touched, and leaves the chain
-    /// fuller for the walks.
+    /// A single removal passes [`MIN_FILL`], a batch [`REFILL`]: a leaf an
+    /// even split just left half full takes a quarter of a leaf's single
+    /// removals before it rebalances, where topping it up at half would
+    /// merge and split the same leaves every few changes; a batch
+    /// rebalances each leaf it took entries from after all its removals,
+    /// and leaves the chain fuller for the walks.
     fn rebalance_leaf<B: Book<E>>(&mut self, leaf: u32, fill: usize, book: &mut B) -> Option<u32> {
         let leaf_ref = self.leaves.get(leaf);
         let parent = leaf_ref.parent;
