@@ -913,10 +913,10 @@ mod tests {
     /// Filings that take turns among 16 levels each land right before the
     /// next level's entries, so that each needs room while the levels
     /// share blocks: they move at most three entries a filing over the
-    /// first thousand, none once each level has blocks of its own (10,000
-    /// filings move no more than 1,000), and the chain keeps its blocks
-    /// dense (`check`). Blocks that split and merged again at every turn
-    /// would move many more.
+    /// first thousand and none once each level has blocks of its own (so
+    /// 10,000 filings are held to the same 3,000 moves), and the chain
+    /// keeps its blocks dense (`check`). Blocks that split and merged
+    /// again at every turn would move many more.
     #[test]
     fn filings_in_turn_among_levels_move_few_entries() {
         for count in [1_000, 10_000] {
