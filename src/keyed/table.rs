@@ -221,21 +221,36 @@ impl KeyTable {
             }
             return;
         }
+        // No chunk holds the index: a single key's, or a key arriving where
+        // a chunk may start if it arrives (as `held + 1` keys would allow).
+        let number = index >> CHUNK_BITS;
+        let arriving = self.held + 1;
+        let near = index < DENSE_FACTOR.saturating_mul(arriving).max(DENSE_MIN);
+        let far = !near
+            && self.in_a_run(index)
+            && (self.far.len() + 1) * CHUNK
+                <= FAR_FACTOR.saturating_mul(arriving) + FAR_SPARE * CHUNK;
+        if !near && !far {
+            // Single, arriving or not: the map's insertion finds the key or
+            // its free slot in one probe.
+            let before = self.single.len();
+            self.single.insert(index, place.to_bits());
+            if self.single.len() > before {
+                self.held += 1;
+                self.last_single = Some(index);
+            }
+            return;
+        }
         if self.single.len() != 0 && self.single.replace(index, place.to_bits()) {
             return;
         }
-        // A key arriving at an index with no chunk.
         self.held += 1;
-        let number = index >> CHUNK_BITS;
-        let chunk = if index < DENSE_FACTOR.saturating_mul(self.held).max(DENSE_MIN) {
+        let chunk = if near {
             if self.near.len() <= number {
                 self.near.resize_with(number + 1, || None);
             }
             self.near[number].insert(new_chunk())
-        } else if self.in_a_run(index)
-            && (self.far.len() + 1) * CHUNK
-                <= FAR_FACTOR.saturating_mul(self.held) + FAR_SPARE * CHUNK
-        {
+        } else {
             self.far_numbers.insert(number, self.far.len() as u32);
             self.far.push(Far {
                 number,
@@ -243,10 +258,6 @@ impl KeyTable {
                 places: new_chunk(),
             });
             &mut self.far.last_mut().expect("a chunk just pushed").places
-        } else {
-            self.single.insert(index, place.to_bits());
-            self.last_single = Some(index);
-            return;
         };
         chunk[index % CHUNK] = bits;
     }
@@ -260,9 +271,10 @@ impl KeyTable {
         let number = index >> CHUNK_BITS;
         self.last_single
             .is_some_and(|last| last.abs_diff(index) == 1)
-            || [number.wrapping_sub(1), number.wrapping_add(1)]
-                .into_iter()
-                .any(|next| self.far_numbers.get(next).is_some())
+            || self.far_numbers.len() != 0
+                && [number.wrapping_sub(1), number.wrapping_add(1)]
+                    .into_iter()
+                    .any(|next| self.far_numbers.get(next).is_some())
     }
 
     /// The key at `index` leaves.
