@@ -1,8 +1,11 @@
 //! What a key's index costs: `ZOrder<u64>` with dense keys (`0..n`, as a
-//! `Vec` or a slab hands them out) against scattered far keys (64 random
-//! bits with bit 40 set, as hashed identifiers or a slotmap key's or an
-//! entity's bits look to the key table), at the same `len`. A table on
-//! standard output (not criterion).
+//! `Vec` or a slab hands them out) against two kinds of far keys at the
+//! same `len`: an entity's bits (`generation << 32 | index`, what
+//! `Entity::to_bits` gives without the `bevy_ecs` feature, or a slotmap
+//! key's FFI bits: indices `0..n`, generation 1 for four in five and 2
+//! for the rest, as in a world where some entities were respawned), and
+//! scattered keys (64 random bits with bit 40 set, as hashed identifiers
+//! look). A table on standard output (not criterion).
 //!
 //! `cargo bench --bench keys`; `-- levels` or `-- distinct` runs one Z
 //! distribution.
@@ -13,8 +16,8 @@
 //! phase visits the keys in a fresh random order, so that neither kind of
 //! key gets help from the order it was filed in. Rounds of dense and
 //! scattered keys alternate, and each phase's time is its fastest round:
-//! ns an operation, and scattered over dense, which issue 20 asks to keep
-//! within 2x.
+//! ns an operation, and each kind of far key over dense, which issue 20
+//! asks to keep within 2x.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -92,18 +95,24 @@ fn round(keys: &mut [u64], distinct: bool, rng: &mut Rng) -> [f64; 4] {
     times
 }
 
-/// Both kinds of keys at `n` keys, rounds alternating; the fastest round
-/// of each phase, dense then scattered.
-fn measure(n: usize, distinct: bool) -> [[f64; 4]; 2] {
+/// The three kinds of keys at `n` keys, rounds alternating; the fastest
+/// round of each phase, dense, entity bits, then scattered.
+fn measure(n: usize, distinct: bool) -> [[f64; 4]; 3] {
     let mut rng = Rng::new(0x5EED_0000 + n as u64);
     let mut dense: Vec<u64> = (0..n as u64).collect();
     let mut scattered: Vec<u64> = (0..n).map(|_| rng.next_u64() | 1 << 40).collect();
     scattered.sort_unstable();
     scattered.dedup();
     assert_eq!(scattered.len(), n, "distinct scattered keys");
-    let mut best = [[f64::MAX; 4]; 2];
+    let mut entities: Vec<u64> = (0..n as u64)
+        .map(|index| (1 + u64::from(rng.below(5) == 0)) << 32 | index)
+        .collect();
+    let mut best = [[f64::MAX; 4]; 3];
     for _ in 0..(OPERATIONS / n).max(MIN_ROUNDS) {
-        for (kind, keys) in [&mut dense, &mut scattered].into_iter().enumerate() {
+        for (kind, keys) in [&mut dense, &mut entities, &mut scattered]
+            .into_iter()
+            .enumerate()
+        {
             let times = round(keys, distinct, &mut rng);
             for (best, time) in best[kind].iter_mut().zip(times) {
                 *best = best.min(time);
@@ -117,20 +126,22 @@ fn main() {
     let Some(parts) = Parts::from_args() else {
         return;
     };
-    println!("ns an operation, fastest of the rounds; scattered / dense");
+    println!("ns an operation, fastest of the rounds; each far kind / dense");
     println!(
-        "{:>9} {:>9} {:>9} {:>10} {:>10} {:>6}",
-        "keys", "Z", "phase", "dense", "scattered", "ratio"
+        "{:>9} {:>9} {:>9} {:>10} {:>10} {:>6} {:>10} {:>6}",
+        "keys", "Z", "phase", "dense", "entity", "ratio", "scattered", "ratio"
     );
     for (name, distinct) in [("levels", false), ("distinct", true)] {
         if !parts.runs(name) {
             continue;
         }
         for n in [1_000, 100_000, 1_000_000] {
-            let [dense, scattered] = measure(n, distinct);
-            for (phase, (dense, scattered)) in PHASES.iter().zip(dense.iter().zip(scattered)) {
+            let [dense, entities, scattered] = measure(n, distinct);
+            for (i, phase) in PHASES.iter().enumerate() {
+                let (dense, entity, scattered) = (dense[i], entities[i], scattered[i]);
                 println!(
-                    "{n:>9} {name:>9} {phase:>9} {dense:>10.1} {scattered:>10.1} {:>6.2}",
+                    "{n:>9} {name:>9} {phase:>9} {dense:>10.1} {entity:>10.1} {:>6.2} {scattered:>10.1} {:>6.2}",
+                    entity / dense,
                     scattered / dense
                 );
             }
