@@ -48,12 +48,17 @@
 //! the median, with no floor, without a reservation. Before it, `allocs`
 //! counts the allocator calls the worst operation made (a counting global
 //! allocator, read outside the timed region; its counting adds a few
-//! atomic additions to each allocation it times). Two last rows time
-//! `Vec::push` of an `Rc` the same way, growing from `Vec::new` and into
-//! `Vec::with_capacity`: the tail that fresh memory gives any collection
-//! (a page's first touch, a doubling's copy).
+//! atomic additions to each allocation it times). The last rows time std's
+//! collections growing the same way, as references: `Vec::push` of an
+//! `Rc` from `Vec::new` and into `Vec::with_capacity`, `BTreeMap::insert`
+//! from `new`, and `HashMap::insert` from `new` and into `with_capacity`
+//! (random `u32` keys): the tail that growing from empty gives any
+//! collection that allocates as it goes (a page's first touch, a
+//! doubling's copy, a first allocation after a collection of 10^6 was
+//! dropped).
 
 use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -468,35 +473,59 @@ fn worst_of(mut replays: Vec<Timings>) -> (Tail, usize) {
     (tail, worst)
 }
 
-/// The reference for the growth rows: `objects` pushes of an `Rc` onto a
-/// `Vec`, each timed, made by `Vec::new` or `Vec::with_capacity`. Its
-/// tail is what fresh memory costs (a page's first touch, a doubling's
-/// copy), whatever holds it.
-fn measure_vec_growth(objects: usize, reserve: bool) {
-    let object = Rc::new(ZObject::new(Cell::new(DEFAULT_Z)));
+/// A reference row for the growth rows: `objects` insertions into a std
+/// collection made by `make`, each timed as the collection's own rows
+/// are (fastest of the replays, allocator calls counted). Their tail is
+/// what growing from empty costs any collection that allocates as it
+/// goes: a page's first touch, a doubling's copy, an allocator's first
+/// call after a collection of 10^6 was dropped.
+fn measure_reference<C>(
+    name: &str,
+    made_by: &str,
+    objects: usize,
+    make: impl Fn() -> C,
+    mut insert: impl FnMut(&mut C, u32),
+) {
     let replays = (0..REPLAYS).map(|_| {
-        let mut vec = if reserve {
-            Vec::with_capacity(objects)
-        } else {
-            Vec::new()
-        };
+        let mut collection = make();
+        let mut rng = Rng::new(SEED ^ 11);
         let mut timings = Timings::with_capacity(objects);
         for _ in 0..objects {
-            let clone = Rc::clone(&object);
-            timings.timed(|| vec.push(clone));
+            let key = rng.below(u32::MAX as usize) as u32;
+            timings.timed(|| insert(&mut collection, key));
         }
-        black_box(&vec);
+        black_box(&collection);
         timings
     });
     let (tail, allocations) = worst_of(replays.collect());
     println!(
-        "{:<15} {:<19} {:<14} {:<7} {} {allocations:>6}  (reference)",
-        "Vec<Rc<_>>",
+        "{name:<15} {:<19} {made_by:<14} {:<7} {} {allocations:>6}  (reference)",
         "-",
-        if reserve { "with_capacity" } else { "new" },
         "growth",
         tail.columns(),
     );
+}
+
+/// The reference rows: `Vec::push` of an `Rc`, made by `new` and by
+/// `with_capacity`; `BTreeMap::insert` (no reservation exists); and
+/// `HashMap::insert`, made by `new` and by `with_capacity`. Keys are
+/// random `u32`s.
+fn references(objects: usize) {
+    let object = Rc::new(ZObject::new(Cell::new(DEFAULT_Z)));
+    let push = |vec: &mut Vec<RcObject>, _| vec.push(Rc::clone(&object));
+    measure_reference("Vec<Rc<_>>", "new", objects, Vec::new, push);
+    let reserved = || Vec::with_capacity(objects);
+    measure_reference("Vec<Rc<_>>", "with_capacity", objects, reserved, push);
+    let insert = |map: &mut BTreeMap<u32, u32>, key| {
+        map.insert(key, key);
+    };
+    measure_reference("BTreeMap", "new", objects, BTreeMap::new, insert);
+    let insert = |map: &mut HashMap<u32, u32>, key| {
+        map.insert(key, key);
+    };
+    measure_reference("HashMap", "new", objects, HashMap::new, insert);
+    let reserved = || HashMap::with_capacity(objects);
+    measure_reference("HashMap", "with_capacity", objects, reserved, insert);
 }
 
 fn backends() {
@@ -529,9 +558,7 @@ fn distributions() {
             measure_distribution::<Shared>(OBJECTS, zs, reserve);
         }
     }
-    for reserve in [false, true] {
-        measure_vec_growth(OBJECTS, reserve);
-    }
+    references(OBJECTS);
 }
 
 fn main() {
