@@ -453,7 +453,9 @@ impl<E: Entry> Tree<E> {
     /// exact while the batch looks them up. `touched` hears of each leaf
     /// the first time, with the sort key of its first entry's Z
     /// ([`z_key`]).
-    /// [`settle_taken`](Self::settle_taken) closes the holes.
+    /// [`settle_taken`](Self::settle_taken) closes the holes. Inlined into
+    /// the batch's one caller: a call's frame was a third of its cost.
+    #[inline]
     pub(crate) fn take_later(
         &mut self,
         leaf: u32,
