@@ -332,7 +332,7 @@ impl Ledger {
     /// room for it).
     ///
     /// [`add_bins_for`]: Self::add_bins_for
-    #[inline]
+    #[inline(always)]
     fn new_record(&mut self, z: i32, since: u64) -> u32 {
         debug_assert!(self.heads.len() >= 2 * (self.binned + 1));
         let bin = bin_of(hash(z), self.heads.len());
