@@ -344,6 +344,29 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
         Some(At { chain, leaf, slot })
     }
 
+    /// [`find`](Self::find) for a batch's step: the search of a tree leaf
+    /// inlined into the batch's loop (see [`Tree::find`]).
+    #[inline(always)]
+    fn find_in_batch(&self, place: Place, entry: &E) -> Option<At> {
+        match place.spot() {
+            Some(Spot::Leaf {
+                chain: Chain::Tree,
+                leaf,
+                hint,
+            }) => {
+                let slot = self
+                    .tree
+                    .find_inlined(leaf, hint, |held| held.same(entry))?;
+                Some(At {
+                    chain: Chain::Tree,
+                    leaf,
+                    slot,
+                })
+            }
+            _ => self.find(place, |held| held.same(entry)),
+        }
+    }
+
     /// Where `entry` is, if this core holds it.
     #[inline]
     pub(crate) fn locate(&self, entry: &E) -> Option<At> {
@@ -542,7 +565,7 @@ impl<E: Entry, B: Book<E>> Core<E, B> {
                     }
                     earlier.take()
                 }
-                Some(Spot::Leaf { .. }) => match self.find(place, |held| held.same(&entry)) {
+                Some(Spot::Leaf { .. }) => match self.find_in_batch(place, &entry) {
                     // Out of the tree without closing the hole, so the
                     // places of the entries the batch still looks up stay
                     // exact.
