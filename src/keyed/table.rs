@@ -8,11 +8,11 @@
 //! it is below [`DENSE_FACTOR`] times the keys held (at least
 //! [`DENSE_MIN`]). Other indices are far (a key made of an entity's or a
 //! slotmap key's bits, whose index sits in the low bits under a
-//! generation; a hostile document's `u32::MAX`): a far chunk is found
-//! through a small hash map from the chunk's number, so runs of far keys
-//! stay as local as dense ones. A far key arriving where no chunk is
-//! starts one only if it continues a run (see `in_a_run`) and far chunks
-//! would still hold at most [`FAR_FACTOR`] slots per key held (beyond
+//! generation; a hostile document's `u32::MAX`): a far chunk is found by
+//! its number, among the few there are or through a small hash map from
+//! the chunk's number, so runs of far keys stay as local as dense ones. A
+//! far key arriving where no chunk is starts one only if it continues a
+//! run (see `in_a_run`) and far chunks would still hold at most [`FAR_FACTOR`] slots per key held (beyond
 //! [`FAR_SPARE`] chunks); else it goes to a hash map of single keys. So
 //! memory stays proportional to the keys held, whatever their indices.
 //! A far chunk counts its keys, and goes when the last one leaves (a
@@ -45,6 +45,10 @@ const DENSE_MIN: usize = 4096;
 const FAR_FACTOR: usize = 2;
 /// ...beyond this many chunks.
 const FAR_SPARE: usize = 1;
+
+/// Far chunks found by comparing their numbers, up to this many (more are
+/// found through the map of their numbers).
+const FAR_SCANNED: usize = 4;
 
 /// A far chunk that `shrink_to_fit` finds holding fewer keys than this
 /// gives them to the single keys' map.
@@ -120,8 +124,20 @@ impl KeyTable {
     /// [`slot`](Self::slot) in a far chunk, out of the near path.
     #[inline(never)]
     fn far_slot(&self, index: usize) -> Option<&u32> {
-        let at = self.far_numbers.get(index >> CHUNK_BITS)?;
-        Some(&self.far[at as usize].places[index % CHUNK])
+        let at = Self::far_position(&self.far_numbers, &self.far, index >> CHUNK_BITS)?;
+        Some(&self.far[at].places[index % CHUNK])
+    }
+
+    /// The position in `far` of far chunk `number`, if it exists: a look
+    /// at each while there are at most [`FAR_SCANNED`] (a game's entities
+    /// of a few generations make a few, and comparing a few numbers costs
+    /// less than a probe of the map), else the map's.
+    #[inline]
+    fn far_position(far_numbers: &IntMap<usize>, far: &[Far], number: usize) -> Option<usize> {
+        if far.len() <= FAR_SCANNED {
+            return far.iter().position(|far| far.number == number);
+        }
+        far_numbers.get(number).map(|at| at as usize)
     }
 
     /// The chunk slot of `index`, if its chunk exists, with the chunk's
@@ -148,8 +164,8 @@ impl KeyTable {
         far: &'a mut [Far],
         index: usize,
     ) -> Option<SlotMut<'a>> {
-        let at = far_numbers.get(index >> CHUNK_BITS)?;
-        let far = &mut far[at as usize];
+        let at = Self::far_position(far_numbers, far, index >> CHUNK_BITS)?;
+        let far = &mut far[at];
         Some((&mut far.places[index % CHUNK], Some(&mut far.keys)))
     }
 
