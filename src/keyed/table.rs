@@ -202,17 +202,19 @@ impl KeyTable {
     pub(crate) fn moved(&mut self, index: usize, place: Place) {
         match Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index) {
             Some((slot, _)) if *slot != 0 => *slot = place.to_bits() + 1,
-            // A single key a chunk has come around: `set` moves it in.
-            Some(_) => self.set_out_of_line(index, place),
-            None => self.moved_out_of_line(index, place),
+            _ => self.moved_out_of_line(index, place),
         }
     }
 
-    /// [`moved`](Self::moved) for a key with no chunk slot, kept out of
-    /// its callers: a single key's place written in one probe of its map.
+    /// [`moved`](Self::moved) for a key with no place in a chunk, kept out
+    /// of its callers: a single key's place written in one probe of its
+    /// map, unless a chunk has come around it (`set` moves it in).
     #[inline(never)]
     fn moved_out_of_line(&mut self, index: usize, place: Place) {
-        if self.single.len() == 0 || !self.single.replace(index, place.to_bits()) {
+        if self.single.len() == 0
+            || self.slot(index).is_some()
+            || !self.single.replace(index, place.to_bits())
+        {
             self.set_out_of_line(index, place);
         }
     }
