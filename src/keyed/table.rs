@@ -631,7 +631,7 @@ mod tests {
         // a key arriving in the chunk of the last single key starts the
         // chunk, so the keys fill two far chunks, but for those that
         // arrive before far chunks may hold them, or before their chunk.
-        let keys = if cfg!(miri) { 300 } else { 1000 };
+        let keys = 1000;
         let mut next = zorder_testkit::xorshift(0x9E37_79B9);
         let mut indices: Vec<usize> = (0..keys)
             .map(|index| (1 + usize::from(next() % 5 == 0)) << 32 | index)
@@ -739,9 +739,13 @@ mod tests {
     fn shrinking_gives_single_keys_their_chunks() {
         let mut table = KeyTable::default();
         // Keys arriving in a scattered order, each far for the few keys
-        // held when it came: many go to the single keys.
-        let n = if cfg!(miri) { CHUNK } else { 8 * CHUNK };
-        let keys: Vec<usize> = (0..n).map(|i| (i * 2_654_435_761) % n + 5 * n).collect();
+        // held when it came, and each in another chunk than the last: many
+        // go to the single keys.
+        let n = if cfg!(miri) { 2 * CHUNK } else { 8 * CHUNK };
+        let chunks = n / CHUNK;
+        let keys: Vec<usize> = (0..n)
+            .map(|i| 5 * n + i % chunks * CHUNK + (i / chunks * 2_654_435_761) % CHUNK)
+            .collect();
         for (i, &index) in keys.iter().enumerate() {
             table.set(index, place(i as u32));
         }
