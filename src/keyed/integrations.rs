@@ -34,8 +34,10 @@ impl ZKey for bevy_ecs::entity::Entity {
 /// `as_ffi()`. `slotmap` promises nothing about its bits but that they
 /// round-trip, so the whole value is the index: the generations of a slot
 /// have different indices (a stale key is simply not held, and a new
-/// generation is never refused), and the collection keeps these keys in
-/// its hash map rather than its dense array.
+/// generation is never refused), and the collection keeps these keys
+/// among its far ones rather than in its dense array: in chunks of
+/// neighbouring slots of one version while the slots share a few
+/// versions, else in its hash map.
 ///
 /// ```
 /// use slotmap::{DefaultKey, SlotMap};

@@ -36,11 +36,11 @@ use crate::z::{DEFAULT_PRUNE_AFTER, I16F16, MAX_LEVEL};
 /// generations apart.
 ///
 /// Indices may be anything: a `ZOrder` keeps the places of small dense
-/// indices (as storage hands out) in an array of chunks, runs of indices
-/// far beyond the others (a generation or a tag in the high bits) in
-/// chunks found through a small hash map, and scattered far indices in a
-/// hash map of their own, so memory follows the keys held, not their
-/// indices.
+/// indices (as storage hands out) in an array of chunks, far indices in
+/// runs or sharing a few chunks (a generation or a tag in the high bits,
+/// filed in any order) in chunks found by their numbers, and scattered
+/// far indices in a hash map of their own, so memory follows the keys
+/// held, not their indices.
 ///
 /// Implemented for `u32`, `u64` and `usize` (plain indices), and, behind
 /// the features of the same names, for `bevy_ecs`'s `Entity` and
