@@ -309,10 +309,10 @@ impl KeyTable {
         let number = index >> CHUNK_BITS;
         self.last_single
             .is_some_and(|last| last.abs_diff(index) == 1 || last >> CHUNK_BITS == number)
-            || self.far_numbers.len() != 0
+            || !self.far.is_empty()
                 && [number.wrapping_sub(1), number.wrapping_add(1)]
                     .into_iter()
-                    .any(|next| self.far_numbers.get(next).is_some())
+                    .any(|next| Self::far_position(&self.far_numbers, &self.far, next).is_some())
     }
 
     /// The key at `index` leaves.
