@@ -410,6 +410,29 @@ impl<K: IntKey> IntMap<K> {
         }
     }
 
+    /// Whether a growth is under way.
+    pub(crate) fn growing(&self) -> bool {
+        self.old.slots() != 0
+    }
+
+    /// Slots of the table, the range of [`at`](Self::at)'s argument.
+    pub(crate) fn slots(&self) -> usize {
+        self.table.slots()
+    }
+
+    /// The entry in slot `slot` (below [`slots`](Self::slots)) of the
+    /// table, if it holds one and no growth is under way (during one, an
+    /// entry may be in either table). A scan of the slots while entries
+    /// are removed: a removal may shift an entry of a later slot into the
+    /// removed one's.
+    pub(crate) fn at(&self, slot: usize) -> Option<(K, u32)> {
+        if self.old.slots() != 0 {
+            return None;
+        }
+        let (stored, key) = self.table.probe(slot);
+        (stored >= OFFSET).then(|| (K::unpack(key), stored - OFFSET))
+    }
+
     /// Every entry, in no particular order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (K, u32)> + '_ {
         self.table

@@ -14,16 +14,19 @@
 //! far key arriving where no chunk is starts one only if it continues a
 //! run (see `in_a_run`) and far chunks would still hold at most
 //! [`FAR_FACTOR`] slots per key held (beyond [`FAR_SPARE`] chunks); else
-//! it goes to a hash map of single keys. So memory stays proportional to
-//! the keys held, whatever their indices. A far chunk counts its keys,
-//! and goes when the last one leaves (a near chunk its keys left stays
-//! until `shrink_to_fit`: it is bounded by the near bound).
+//! it goes to a hash map of single keys; a chunk that comes later takes
+//! the single keys of its indices a few at a time as keys arrive single,
+//! before the map would grow for them (see `sweep`). So memory stays
+//! proportional to the keys held, whatever their indices. A far chunk
+//! counts its keys, and goes when the last one leaves (a near chunk its
+//! keys left stays until `shrink_to_fit`: it is bounded by the near
+//! bound).
 //!
 //! Invariant: each held key's index has its place in exactly one chunk
 //! slot or one entry of the single keys' map, chosen when the key
-//! arrived, or when its place was last set if a chunk has come around a
-//! single key since (it moves in); an absent index has none. A chunk's
-//! number is in at most one of the near array and the far map.
+//! arrived; a single key a chunk has come around since moves in when its
+//! place is next set or a sweep finds it. An absent index has none. A
+//! chunk's number is in at most one of the near array and the far map.
 
 use alloc::boxed::Box;
 use alloc::collections::TryReserveError;
@@ -54,6 +57,9 @@ const FAR_SCANNED: usize = 4;
 /// A far chunk that `shrink_to_fit` finds holding fewer keys than this
 /// gives them to the single keys' map.
 const FAR_KEEP: usize = CHUNK / 4;
+
+/// Slots of the single keys' map a sweep looks at in a call.
+const SWEPT: usize = 4;
 
 /// The places of a chunk's indices, each plus one (0 for none, so a chunk
 /// starts as zeroed memory).
@@ -107,6 +113,11 @@ pub(crate) struct KeyTable {
     single: IntMap<usize>,
     /// The index of the last key that went to `single`.
     last_single: Option<usize>,
+    /// Slots of `single` still to look at for keys a chunk has come
+    /// around since they went there (see [`sweep`](Self::sweep)).
+    sweep_left: usize,
+    /// The slot of `single` the sweep looks at next.
+    sweep_at: usize,
     /// Keys held.
     held: usize,
 }
@@ -257,6 +268,7 @@ impl KeyTable {
             }
             return;
         }
+        self.sweep_if_due();
         // No chunk holds the index: a single key's, or a key arriving where
         // a chunk may start if it arrives (as `held + 1` keys would allow).
         let number = index >> CHUNK_BITS;
@@ -296,6 +308,64 @@ impl KeyTable {
             &mut self.far.last_mut().expect("a chunk just pushed").places
         };
         chunk[index % CHUNK] = bits;
+        self.sweep_from_now();
+    }
+
+    /// A chunk has come: the single keys it may have come around are
+    /// looked for, over a whole pass of the single keys' map.
+    fn sweep_from_now(&mut self) {
+        if self.single.len() != 0 {
+            self.sweep_left = self.single.slots();
+        }
+    }
+
+    /// Looks at a few slots of the single keys' map, moving each key a
+    /// chunk has come around into the chunk, so that the map does not
+    /// grow for keys that have a chunk (and their lookups stop paying for
+    /// both): [`SWEPT`] slots a call, a pass over the map's whole table
+    /// from the last chunk's coming. It looks only while the map is at
+    /// least three eighths full (it grows at half), so keys arriving pay
+    /// for it only when it saves a growth, and never while the map grows
+    /// (an entry may then be in either of its tables).
+    #[inline(never)]
+    fn sweep(&mut self) {
+        if self.single.growing() {
+            return;
+        }
+        let slots = self.single.slots();
+        if self.single.len() == 0 || slots == 0 {
+            self.sweep_left = 0;
+            return;
+        }
+        if self.single.len() * 8 < slots * 3 {
+            return;
+        }
+        for _ in 0..SWEPT {
+            if self.sweep_left == 0 {
+                return;
+            }
+            let at = self.sweep_at % slots;
+            let moved = self.single.at(at).is_some_and(|(index, place)| {
+                let Some((slot, keys)) =
+                    Self::slot_mut(&mut self.near, &self.far_numbers, &mut self.far, index)
+                else {
+                    return false;
+                };
+                debug_assert_eq!(*slot, 0, "a single key has no place in a chunk");
+                *slot = place + 1;
+                if let Some(keys) = keys {
+                    *keys += 1;
+                }
+                self.single.remove(index);
+                true
+            });
+            // After a removal the slot is looked at again: the removal may
+            // have shifted a later slot's entry into it.
+            if !moved {
+                self.sweep_at = at + 1;
+                self.sweep_left -= 1;
+            }
+        }
     }
 
     /// Whether a far key arriving at `index`, where no chunk is, continues
@@ -334,6 +404,17 @@ impl KeyTable {
         }
         if self.single.len() != 0 && self.single.remove(index).is_some() {
             self.held -= 1;
+        }
+    }
+
+    /// A [`sweep`](Self::sweep)'s step if one is under way: taken by the
+    /// keys arriving where no chunk is, those that may make the single
+    /// keys' map grow (keys arriving in a chunk, dense ones among them,
+    /// pay nothing for it, nor removals).
+    #[inline]
+    fn sweep_if_due(&mut self) {
+        if self.sweep_left != 0 {
+            self.sweep();
         }
     }
 
@@ -392,10 +473,15 @@ impl KeyTable {
             self.near.try_reserve(chunks - self.near.len())?;
             self.near.resize_with(chunks, || None);
         }
+        let mut came = false;
         for (number, chunk) in self.near[..chunks].iter_mut().enumerate() {
             if chunk.is_none() && self.far_numbers.get(number).is_none() {
                 *chunk = Some(try_new_chunk()?);
+                came = true;
             }
+        }
+        if came {
+            self.sweep_from_now();
         }
         Ok(())
     }
@@ -462,6 +548,8 @@ impl KeyTable {
         self.far.shrink_to_fit();
         self.far_numbers.shrink_to_fit();
         self.single.shrink_to_fit();
+        // No single key is left in a kept chunk's range.
+        self.sweep_left = 0;
     }
 
     /// Keeps chunk `number`, holding `keys` keys: near if it lies below
@@ -668,6 +756,50 @@ mod tests {
             (table.held(), table.far.len(), table.single.len()),
             (0, 0, 0)
         );
+    }
+
+    #[test]
+    fn a_sweep_moves_single_keys_into_the_chunk_that_came_around_them() {
+        let mut table = KeyTable::default();
+        let far = 1 << 40;
+        // A first far chunk, of two keys: the budget has room for no
+        // other until 512 keys are held.
+        table.set(far, place(0));
+        table.set(far + 1, place(0));
+        assert_eq!(table.far.len(), 1);
+        // A run of keys of another chunk: single until the budget lets
+        // their chunk start, the keys after that in it.
+        let run = far + 10 * CHUNK;
+        let filed: Vec<usize> = (run..run + CHUNK / 2 + 100).collect();
+        for (i, &index) in filed.iter().enumerate() {
+            table.set(index, place(i as u32));
+        }
+        assert_eq!(table.far.len(), 2);
+        let before = table.single.len();
+        assert!(before > CHUNK / 4, "{before} single");
+        // Scattered keys arriving single, as many as the map holds before
+        // it grows, drive the sweep, which moves the run's single keys
+        // into their chunk to make room: the map does not grow.
+        let scattered = |n: usize| far + (n + 100) * 16 * CHUNK;
+        let slots = table.single.slots();
+        let count = slots / 2 - 1;
+        for n in 0..count {
+            table.set(scattered(n), place(7));
+        }
+        table.check();
+        assert_eq!(table.single.slots(), slots, "no growth");
+        assert_eq!(
+            table.single.len(),
+            count,
+            "only the scattered keys are single"
+        );
+        assert_eq!(table.held(), 2 + filed.len() + count);
+        for (i, &index) in filed.iter().enumerate() {
+            assert_eq!(table.get(index), place(i as u32));
+        }
+        for n in 0..count {
+            assert_eq!(table.get(scattered(n)), place(7));
+        }
     }
 
     #[test]
