@@ -403,6 +403,20 @@ const RUNS: bool = true;
 /// Far keys with no two near each other (hashed identifiers).
 const SCATTERED: bool = false;
 
+/// An entity's bits (`generation << 32 | index`) for the indices `0..n`,
+/// generation 1 for four in five and 2 for the rest (a world where some
+/// entities were respawned), in a random order: the keys bench's.
+fn entity_bits_shuffled(n: u32) -> impl Iterator<Item = u64> {
+    let mut next = zorder_testkit::xorshift(0x5EED_0000 + u64::from(n));
+    let mut keys: Vec<u64> = (0..u64::from(n))
+        .map(|index| (1 + u64::from(next() % 5 == 0)) << 32 | index)
+        .collect();
+    for i in (1..keys.len()).rev() {
+        keys.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    keys.into_iter()
+}
+
 /// How many times what `n` dense keys cost, at most, `n` keys at huge
 /// indices cost at the same Z values (the worst case over several `n`),
 /// for keys in runs or scattered.
@@ -437,6 +451,11 @@ fn huge_keys_against_dense_ones(
                     "usize::MAX - i",
                     bytes_for((0..n as usize).map(|i| usize::MAX - i), z),
                     dense_usize,
+                ),
+                (
+                    "an entity's bits, shuffled",
+                    bytes_for(entity_bits_shuffled(n), z),
+                    dense,
                 ),
             ]
         } else {
