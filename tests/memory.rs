@@ -405,7 +405,8 @@ const SCATTERED: bool = false;
 
 /// An entity's bits (`generation << 32 | index`) for the indices `0..n`,
 /// generation 1 for four in five and 2 for the rest (a world where some
-/// entities were respawned), in a random order: the keys bench's.
+/// entities were respawned), as the keys bench makes them, in a random
+/// order of this test's own.
 fn entity_bits_shuffled(n: u32) -> impl Iterator<Item = u64> {
     let mut next = zorder_testkit::xorshift(0x5EED_0000 + u64::from(n));
     let mut keys: Vec<u64> = (0..u64::from(n))

@@ -426,7 +426,7 @@ impl<K: IntKey> IntMap<K> {
     /// are removed: a removal may shift an entry of a later slot into the
     /// removed one's.
     pub(crate) fn at(&self, slot: usize) -> Option<(K, u32)> {
-        if self.old.slots() != 0 {
+        if self.growing() {
             return None;
         }
         let (stored, key) = self.table.probe(slot);
