@@ -290,8 +290,9 @@ on_both_faces! {
 /// and a place (12 B), 8 under Miri and in fuzzing builds.
 const MAP_CHUNK_BYTES: usize = if SMALL { 8 * 12 } else { 1024 * 12 };
 
-/// A chunk of the key table's places: 1,024 indices of 4 B.
-const KEY_CHUNK_BYTES: usize = 1024 * 4;
+/// A chunk of the key table's places: 1,024 indices of 4 B, 64 under Miri
+/// and in fuzzing builds.
+const KEY_CHUNK_BYTES: usize = if SMALL { 64 * 4 } else { 1024 * 4 };
 
 /// `ZOrder<u64>` made with room for `n` keys (`with_capacity`), then
 /// filed with `n` keys `key(i)` far above any slab's indices, then a

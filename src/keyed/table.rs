@@ -36,14 +36,16 @@ use alloc::vec::Vec;
 use crate::engine::IntMap;
 use crate::engine::place::Place;
 
-/// Indices per chunk.
-const CHUNK_BITS: u32 = 10;
+/// Indices per chunk (fewer under Miri and fuzzing, so that their small
+/// inputs cross chunks' edges, and Miri retags a small chunk on each
+/// access).
+const CHUNK_BITS: u32 = if cfg!(any(fuzzing, miri)) { 6 } else { 10 };
 const CHUNK: usize = 1 << CHUNK_BITS;
 
 /// An index is near below this many times the keys held...
 const DENSE_FACTOR: usize = 8;
-/// ...or below this.
-const DENSE_MIN: usize = 4096;
+/// ...or below this (four chunks).
+const DENSE_MIN: usize = 4 * CHUNK;
 
 /// Far chunks hold at most this many slots per key held...
 const FAR_FACTOR: usize = 2;
@@ -621,8 +623,8 @@ mod tests {
         let indices = [
             0,
             5,
-            4095,
-            4096,
+            DENSE_MIN - 1,
+            DENSE_MIN,
             10_000,
             u32::MAX as usize,
             usize::MAX,
@@ -651,26 +653,29 @@ mod tests {
     #[test]
     fn a_far_index_that_later_falls_in_a_chunk_stays_found() {
         let mut table = KeyTable::default();
-        table.set(50_000, place(1));
-        for index in 0..7000 {
+        let far = 50 * CHUNK;
+        table.set(far, place(1));
+        let dense = far / DENSE_FACTOR + CHUNK;
+        for index in 0..dense {
             table.set(index, place(2));
         }
-        // 50,000 is now below 8 × 7001: its chunk may appear...
-        table.set(50_001, place(3));
-        assert_eq!((table.get(50_000), table.get(50_001)), (place(1), place(3)));
-        table.set(50_000, place(4));
-        assert_eq!(table.get(50_000), place(4));
-        table.forget(50_000);
-        assert_eq!(table.get(50_000), Place::NOWHERE);
-        assert_eq!(table.held(), 7001);
-        assert_eq!(table.iter().count(), 7001);
+        // `far` is now below DENSE_FACTOR times the keys held: its chunk
+        // may appear...
+        table.set(far + 1, place(3));
+        assert_eq!((table.get(far), table.get(far + 1)), (place(1), place(3)));
+        table.set(far, place(4));
+        assert_eq!(table.get(far), place(4));
+        table.forget(far);
+        assert_eq!(table.get(far), Place::NOWHERE);
+        assert_eq!(table.held(), dense + 1);
+        assert_eq!(table.iter().count(), dense + 1);
     }
 
     #[test]
     fn runs_of_far_keys_fill_far_chunks() {
-        let keys = if cfg!(miri) { 3_000 } else { 10_000 };
+        let keys = 10 * CHUNK;
         let mut table = KeyTable::default();
-        let base = usize::MAX - 20_000;
+        let base = usize::MAX - 20 * CHUNK;
         for (n, index) in (base..base + keys).enumerate() {
             table.set(index, place(n as u32));
         }
@@ -688,7 +693,7 @@ mod tests {
 
     #[test]
     fn scattered_far_keys_take_few_chunk_slots() {
-        let keys = if cfg!(miri) { 1_500 } else { 10_000 };
+        let keys = if cfg!(miri) { 600 } else { 10_000 };
         let mut table = KeyTable::default();
         let index = |n: usize| (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize | 1 << 40;
         for n in 0..keys {
@@ -719,7 +724,7 @@ mod tests {
         // a key arriving in the chunk of the last single key starts the
         // chunk, so the keys fill two far chunks, but for those that
         // arrive before far chunks may hold them, or before their chunk.
-        let keys = 1000;
+        let keys = CHUNK * 125 / 128;
         let mut next = zorder_testkit::xorshift(0x9E37_79B9);
         let mut indices: Vec<usize> = (0..keys)
             .map(|index| (1 + usize::from(next() % 5 == 0)) << 32 | index)
@@ -763,14 +768,14 @@ mod tests {
         let mut table = KeyTable::default();
         let far = 1 << 40;
         // A first far chunk, of two keys: the budget has room for no
-        // other until 512 keys are held.
+        // other until half a chunk's keys are held.
         table.set(far, place(0));
         table.set(far + 1, place(0));
         assert_eq!(table.far.len(), 1);
         // A run of keys of another chunk: single until the budget lets
         // their chunk start, the keys after that in it.
         let run = far + 10 * CHUNK;
-        let filed: Vec<usize> = (run..run + CHUNK / 2 + 100).collect();
+        let filed: Vec<usize> = (run..run + CHUNK / 2 + CHUNK / 10).collect();
         for (i, &index) in filed.iter().enumerate() {
             table.set(index, place(i as u32));
         }
@@ -805,26 +810,28 @@ mod tests {
     #[test]
     fn a_far_chunk_goes_when_its_last_key_leaves() {
         // An entity's bits with a rising generation: each generation's
-        // 1,000 keys replace the last one's. Their chunks go with them, so
-        // every generation fills chunks (none is left to the single keys
-        // by chunks that only old generations used).
+        // keys (1,000 of a chunk's 1,024) replace the last one's. Their
+        // chunks go with them, so every generation fills chunks (none is
+        // left to the single keys by chunks that only old generations
+        // used).
         let mut table = KeyTable::default();
         let key = |generation: usize, index: usize| generation << 32 | index;
-        // (Under Miri, a few generations: each is 2,000 operations.)
+        // (Under Miri, a few generations.)
         let last = if cfg!(miri) { 6 } else { 199 };
+        let keys = CHUNK * 125 / 128;
         for generation in 1..=last {
-            for index in 0..1000 {
+            for index in 0..keys {
                 table.set(key(generation, index), place(index as u32));
                 if generation > 1 {
                     table.forget(key(generation - 1, index));
                 }
             }
             table.check();
-            assert_eq!(table.held(), 1000);
+            assert_eq!(table.held(), keys);
             assert!(table.far.len() <= 3, "{}", table.far.len());
             assert!(table.single.len() <= 2, "{}", table.single.len());
         }
-        for index in 0..1000 {
+        for index in 0..keys {
             table.forget(key(last, index));
         }
         table.check();
@@ -876,7 +883,11 @@ mod tests {
         let n = if cfg!(miri) { 2 * CHUNK } else { 8 * CHUNK };
         let chunks = n / CHUNK;
         let keys: Vec<usize> = (0..n)
-            .map(|i| 5 * n + i % chunks * CHUNK + (i / chunks * 2_654_435_761) % CHUNK)
+            .map(|i| {
+                (5 * n).max(2 * DENSE_MIN)
+                    + i % chunks * CHUNK
+                    + (i / chunks * 2_654_435_761) % CHUNK
+            })
             .collect();
         for (i, &index) in keys.iter().enumerate() {
             table.set(index, place(i as u32));
@@ -910,7 +921,7 @@ mod tests {
     fn a_far_chunk_below_the_near_bound_is_reserved_around() {
         // An index far for a few keys (past DENSE_MIN), and near once half
         // as many keys as it arrive (DENSE_FACTOR times them passes it).
-        let far = if cfg!(miri) { 20_000 } else { 100_000 };
+        let far = 100 * CHUNK;
         let mut table = KeyTable::default();
         // A run of two makes a far chunk.
         table.set(far - 1, place(1));
