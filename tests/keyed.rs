@@ -401,7 +401,7 @@ fn large_batches_keep_the_contract_order_with_many_levels() {
     // (Under Miri, fewer keys and levels: the radix sort has a test of
     // its own there, and each check reads every level.)
     let (keys, rounds, top) = if cfg!(miri) {
-        (200u32, 4, 3_000u32)
+        (100u32, 4, 1_500u32)
     } else {
         (2000, 6, 30_000)
     };
@@ -529,7 +529,7 @@ fn batches_that_move_a_crowd_keep_the_order_of_one_call_at_a_time() {
     // pruned by the next (three walks a round, pruning after two): where
     // the cap binds, a batch (one operation) and its calls one by one may
     // prune different buckets.
-    let (keys, rounds) = if cfg!(miri) { (120u32, 6) } else { (1_000, 40) };
+    let (keys, rounds) = if cfg!(miri) { (100u32, 4) } else { (1_000, 40) };
     let mut batched = ZOrder::<u32>::with_prune_after(4, 2).unwrap();
     let mut single = ZOrder::<u32>::with_prune_after(4, 2).unwrap();
     let mut next = zorder_testkit::xorshift(0xC40_3D5_0F7);
