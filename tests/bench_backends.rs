@@ -30,8 +30,8 @@ const MAX_LEVEL: u16 = 8;
 /// is about a thousand times slower; every backend and scenario still runs.
 const STEPS: usize = if cfg!(miri) { 15 } else { 600 };
 const FIRST_OBJECTS: usize = if cfg!(miri) { 8 } else { 30 };
-const FRAMES: usize = if cfg!(miri) { 3 } else { 250 };
-const OBJECTS: usize = if cfg!(miri) { 24 } else { 600 };
+const FRAMES: usize = if cfg!(miri) { 2 } else { 250 };
+const OBJECTS: usize = if cfg!(miri) { 16 } else { 600 };
 
 /// A deterministic script: `natural_only` keeps every Z a natural level in
 /// `0..=MAX_LEVEL` (all the simple collection accepts) and creates objects

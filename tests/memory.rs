@@ -33,8 +33,21 @@ const SHRUNK_MAX: isize = 64 * 1024;
 /// Under Miri and in fuzzing builds, sizes and nodes are small.
 const SMALL: bool = cfg!(any(miri, fuzzing));
 
+/// `native` objects, or `small` when [`SMALL`], or `miri` under Miri,
+/// where an operation takes milliseconds (still several leaves' and
+/// chunks' worth).
+const fn sized(native: u32, small: u32, miri: u32) -> u32 {
+    if cfg!(miri) {
+        miri
+    } else if SMALL {
+        small
+    } else {
+        native
+    }
+}
+
 /// The objects of a mass death (fewer when [`SMALL`]).
-const DEATHS: u32 = if SMALL { 200 } else { 1_000_000 };
+const DEATHS: u32 = sized(1_000_000, 200, 100);
 
 /// Slots of a tree leaf (the library's `LEAF_SLOTS`, small when
 /// [`SMALL`]).
@@ -213,7 +226,7 @@ struct IntoCapacity {
 }
 
 fn into_capacity<F: Face>(zs: Zs) -> IntoCapacity {
-    let n = if SMALL { 400 } else { 1_000_000 };
+    let n = sized(1_000_000, 400, 160);
     let objects: Vec<F::Object> = (0..n).map(F::object).collect();
     let before = held();
     let mut face = F::build(31, 8);
@@ -301,7 +314,7 @@ const KEY_CHUNK_BYTES: usize = if SMALL { 64 * 4 } else { 1024 * 4 };
 /// pool's ids, a chunk of places or a chunk of a far keys' map (the
 /// maps' directories are sized by the reservation, not grown).
 fn far_keys_grow_into_capacity_a_chunk_at_a_time(key: impl Fn(u64) -> u64) {
-    let n: u64 = if SMALL { 400 } else { 1_000_000 };
+    let n = u64::from(sized(1_000_000, 400, 160));
     let mut order = ZOrder::<u64>::with_capacity(15, n as usize).expect("a valid layout");
     restart();
     for i in 0..n {
@@ -363,7 +376,7 @@ fn scattered_far_keys_grow_into_a_reserved_capacity_without_reallocating() {
 /// once).
 #[test]
 fn moves_at_distinct_z_never_allocate_a_large_table_at_once() {
-    let n = if SMALL { 400 } else { 1_000_000 };
+    let n = sized(1_000_000, 400, 160);
     let mut order = Keyed::new(15).expect("a valid layout");
     for key in 0..n {
         order.insert(key, distinct_z(key)).expect("a new key");
@@ -428,7 +441,7 @@ fn huge_keys_against_dense_ones(
     runs: bool,
 ) -> (f64, String) {
     let sizes: &[u32] = if SMALL {
-        &[200]
+        &[sized(0, 200, 100)]
     } else {
         &[1_000, 100_000, 1_000_000]
     };
@@ -535,13 +548,7 @@ fn a_hostile_document_of_59_bytes_deserializes_into_a_few_kib() {
 
 /// Objects of a churned collection (fewer when [`SMALL`], fewest under
 /// Miri: still eight leaves' worth).
-const CHURNED: u32 = if cfg!(miri) {
-    64
-} else if SMALL {
-    300
-} else {
-    30_000
-};
+const CHURNED: u32 = sized(30_000, 300, 64);
 
 /// `n` objects filed at `zs` (levels or distinct Z), each then moved five
 /// times in a scattered order (so blocks and leaves are left partly

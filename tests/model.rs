@@ -29,7 +29,7 @@ fn env(name: &str) -> Option<u64> {
 }
 
 fn quickcheck() -> QuickCheck {
-    let size = if cfg!(miri) { 16 } else { 100 };
+    let size = if cfg!(miri) { 10 } else { 100 };
     let rng = match seed() {
         Some(seed) => Gen::from_size_and_seed(size, seed),
         None => Gen::new(size),
