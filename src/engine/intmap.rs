@@ -504,7 +504,7 @@ mod tests {
         let mut map = IntMap::<usize>::default();
         let mut model = BTreeMap::new();
         let mut next = zorder_testkit::xorshift(0x2545_F491_4F6C_DD1D);
-        let steps = if cfg!(miri) { 1_000 } else { 200_000 };
+        let steps = if cfg!(miri) { 500 } else { 200_000 };
         for step in 0..steps as u32 {
             let state = next();
             // Keys collide, come back and leave often; the key set grows
