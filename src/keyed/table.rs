@@ -810,10 +810,10 @@ mod tests {
     #[test]
     fn a_far_chunk_goes_when_its_last_key_leaves() {
         // An entity's bits with a rising generation: each generation's
-        // keys (1,000 of a chunk's 1,024) replace the last one's. Their
-        // chunks go with them, so every generation fills chunks (none is
-        // left to the single keys by chunks that only old generations
-        // used).
+        // keys (125 in 128 of a chunk's, 1,000 natively) replace the last
+        // one's. Their chunks go with them, so every generation fills
+        // chunks (none is left to the single keys by chunks that only old
+        // generations used).
         let mut table = KeyTable::default();
         let key = |generation: usize, index: usize| generation << 32 | index;
         // (Under Miri, a few generations.)
