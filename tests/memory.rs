@@ -444,8 +444,20 @@ fn huge_keys_against_dense_ones(
         &[100]
     } else if SMALL {
         &[200]
-    } else {
+    } else if runs {
         &[1_000, 100_000, 1_000_000]
+    } else {
+        // Beside round sizes, two just past a doubling of the map of
+        // single keys (it doubles when `2^k` keys fill half of it): there
+        // it holds its old table and a new one twice that size, the
+        // scattered keys' worst case.
+        &[
+            1_000,
+            (1 << 13) + (1 << 8),
+            100_000,
+            (1 << 17) + (1 << 12),
+            1_000_000,
+        ]
     };
     let scattered = |i: u32| u64::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1 << 40;
     let mut worst = (0.0, String::new());
@@ -505,25 +517,27 @@ fn far_keys_in_runs_cost_at_most_twice_dense_keys() {
 }
 
 /// A guard, not the target (see the ignored test below): scattered far
-/// keys never cost an array up to them, only a hash map's slots.
+/// keys never cost an array up to them, only a hash map's slots (at
+/// worst, just after the map doubled, six 12-byte slots a key: its old
+/// table, half full, and the new one twice that size).
 #[test]
-fn scattered_far_keys_cost_at_most_three_times_dense_keys() {
+fn scattered_far_keys_cost_at_most_six_times_dense_keys() {
     for (ratio, case) in [
         huge_keys_against_dense_ones(|i| level(i % 16), "levels", SCATTERED),
         huge_keys_against_dense_ones(distinct_z, "distinct Z", SCATTERED),
     ] {
-        assert!(ratio <= 3.0, "{case}: {ratio:.2} × dense");
+        assert!(ratio <= 6.0, "{case}: {ratio:.2} × dense");
     }
 }
 
-// GAP: scattered far keys go to the key table's map of single keys, which
-// costs 20 to 28 bytes a key more than a chunk of places (12-byte slots,
-// at most half full, and the old table beside the new one while a growth
-// moves entries over), against about 16 bytes a key in all for dense
-// `u64` keys at levels. Measured in BENCHMARKS.md ("Memory").
+// GAP: scattered far keys go to the key table's map of single keys: 12-byte
+// slots, a quarter to half full, so 24 to 48 bytes a key; and while a
+// growth moves entries over, the old table beside the new one (up to 72
+// bytes a key just after a doubling); against about 16 bytes a key in all
+// for dense `u64` keys at levels. Measured in BENCHMARKS.md ("Stop 58").
 
 #[test]
-#[ignore = "gap: scattered far keys cost up to 2.65x dense keys (target 2x)"]
+#[ignore = "gap: scattered far keys cost up to 4.6x dense keys just after the map of single keys doubles (target 2x)"]
 fn scattered_far_keys_cost_at_most_twice_dense_keys() {
     for (ratio, case) in [
         huge_keys_against_dense_ones(|i| level(i % 16), "levels", SCATTERED),
