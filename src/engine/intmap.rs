@@ -369,7 +369,7 @@ impl<K: IntKey> IntMap<K> {
         }
         self.len += 1;
         // A home the moves have not reached: the old table, if it has a
-        // free slot near it (see the module's doc).
+        // free or moved slot on from it (see the module's doc).
         if self.growing()
             && self.old.home(key) >= self.moved
             && self.old.put_before_end(key, stored)
@@ -662,11 +662,15 @@ mod tests {
         };
         let (mut growths, mut most, mut slots) = (0, 0, 0);
         let keys = if cfg!(miri) { 500 } else { 40 * CHUNK };
+        let mut filed = Vec::with_capacity(keys);
         for step in 0..keys {
-            map.insert((next() >> 8) as usize, 0);
-            // Removals now and then, some in the old table.
+            let key = (next() >> 8) as usize;
+            map.insert(key, 0);
+            filed.push(key);
+            // A removal now and then, of a key filed half as many steps
+            // ago (during a growth, in either table).
             if step % 5 == 0 {
-                map.remove((next() >> 8) as usize);
+                assert_eq!(map.remove(filed[step / 2]), Some(0));
             }
             if map.growing() {
                 let held = allocated(&map.table) + allocated(&map.old);
