@@ -18,8 +18,9 @@
 //! the moves fill the new table's chunks in order: a growth holds about
 //! the new table's size at most, not the old and the new tables whole.
 //! For that, a key arriving during a growth whose home the moves have not
-//! reached yet goes to the old table (the first free slot on from its home
-//! there), not to a chunk of the new table that would come early.
+//! reached yet goes to the old table (the first free or moved slot on
+//! from its home there), not to a chunk of the new table that would come
+//! early.
 //! A slot holds its key and value side by side, so a probe reads one
 //! cache line.
 //!
