@@ -135,8 +135,9 @@
 //! - `serde`: `Serialize` and `Deserialize` for [`ZOrder`].
 //! - `bevy_ecs`: [`ZKey`] for `bevy_ecs::entity::Entity`.
 //! - `slotmap`: [`ZKey`] for `slotmap`'s `DefaultKey` and `KeyData`, and
-//!   [`slotmap_key!`] for keys of `new_key_type!`.
+//!   `slotmap_key!` for keys of `new_key_type!`.
 
+#![cfg_attr(feature = "slotmap", doc = "\n(The macro's docs: [`slotmap_key!`].)")]
 #![no_std]
 #![forbid(unsafe_code)]
 

@@ -44,9 +44,8 @@ use crate::z::{DEFAULT_PRUNE_AFTER, I16F16, MAX_LEVEL};
 ///
 /// Implemented for `u32`, `u64` and `usize` (plain indices), and, behind
 /// the features of the same names, for `bevy_ecs`'s `Entity` and
-/// `slotmap`'s keys (with [`slotmap_key!`](crate::slotmap_key) for keys of
-/// `new_key_type!`). A generational key of your own implements it like
-/// this:
+/// `slotmap`'s keys (with `slotmap_key!` for keys of `new_key_type!`). A
+/// generational key of your own implements it like this:
 ///
 /// ```
 /// use zorder::{I16F16, ZError, ZKey, ZOrder};
