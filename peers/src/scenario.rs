@@ -252,13 +252,6 @@ impl Scenario {
         ]
     }
 
-    /// How many times a timed run replays the scenario ([`time_frames`]):
-    /// five times for the small worlds, once for big ones, whose spikes
-    /// dwarf any preemption and whose slow backends take seconds.
-    pub fn replays(&self) -> usize {
-        if self.objects <= 1_000 { 5 } else { 1 }
-    }
-
     /// Whether `backend` accepts every Z this scenario uses (the simple
     /// collection takes natural levels only).
     pub fn runs_on<B: Backend>(&self) -> bool {
@@ -493,23 +486,54 @@ impl FrameStats {
     }
 }
 
-/// Times every frame of `scenario.demo_frames` frames on backend `B`, from
-/// the same seed each time, [`Scenario::replays`] times over; each frame's
-/// time is its fastest replay, which filters out the times the OS preempted
-/// us (the frames are identical across replays). `progress` hears of each
-/// frame done, as `(replay, frames done)`.
+/// Replays a timed run of a scenario makes at most: each frame's time is
+/// its fastest replay, which filters out the times the OS preempted us (the
+/// frames are identical across replays).
+pub const REPLAYS: usize = 5;
+
+/// A backend whose first run of a scenario takes longer than this runs it
+/// only once (the legacy array and the stable sort on the big worlds, tens
+/// of times the best backends' totals), so that the replays of the others
+/// stay within seconds.
+pub const REPLAY_BUDGET: Duration = Duration::from_millis(500);
+
+/// How many replays a backend whose first run of a scenario took `first`
+/// makes in all: [`REPLAYS`], or one past [`REPLAY_BUDGET`].
+pub fn replays_after(first: Duration) -> usize {
+    if first > REPLAY_BUDGET { 1 } else { REPLAYS }
+}
+
+/// Times every frame of one run of `scenario.demo_frames` frames on
+/// backend `B`, from [`SEED`]; `progress` hears of each frame done.
+pub fn run_frames<B: Backend>(scenario: &Scenario, progress: impl FnMut(usize)) -> Vec<Duration> {
+    let mut world = World::<B>::new(scenario, SEED);
+    let times = world.run_timed(scenario.demo_frames, progress);
+    std::hint::black_box(world.canvas);
+    times
+}
+
+/// Keeps in `fastest` each frame's fastest time, `times` one more replay's.
+pub fn keep_fastest(fastest: &mut [Duration], times: &[Duration]) {
+    for (best, &time) in fastest.iter_mut().zip(times) {
+        *best = (*best).min(time);
+    }
+}
+
+/// Times every frame of `scenario` on backend `B` as [`run_frames`] does,
+/// replayed as [`replays_after`] says, one replay after another; each
+/// frame's time is its fastest replay. `progress` hears of each frame
+/// done, as `(replay, frames done)`. (The demo takes its replays in turn
+/// across backends instead, so that a slow spell of the machine falls on
+/// all of them alike.)
 pub fn time_frames<B: Backend>(
     scenario: &Scenario,
     mut progress: impl FnMut(usize, usize),
 ) -> Vec<Duration> {
-    let mut fastest = vec![Duration::MAX; scenario.demo_frames];
-    for replay in 1..=scenario.replays() {
-        let mut world = World::<B>::new(scenario, SEED);
-        let times = world.run_timed(scenario.demo_frames, |done| progress(replay, done));
-        std::hint::black_box(world.canvas);
-        for (best, time) in fastest.iter_mut().zip(times) {
-            *best = (*best).min(time);
-        }
+    let started = Instant::now();
+    let mut fastest = run_frames::<B>(scenario, |done| progress(1, done));
+    for replay in 2..=replays_after(started.elapsed()) {
+        let times = run_frames::<B>(scenario, |done| progress(replay, done));
+        keep_fastest(&mut fastest, &times);
     }
     fastest
 }
