@@ -492,9 +492,9 @@ impl FrameStats {
 pub const REPLAYS: usize = 5;
 
 /// A backend whose first run of a scenario takes longer than this runs it
-/// only once (the legacy array and the stable sort on the big worlds, tens
-/// of times the best backends' totals), so that the replays of the others
-/// stay within seconds.
+/// only once (the legacy array and the stable sort on the big worlds, 5 to
+/// hundreds of times the best backends' totals), so that the replays of
+/// the others stay within seconds.
 pub const REPLAY_BUDGET: Duration = Duration::from_millis(500);
 
 /// How many replays a backend whose first run of a scenario took `first`
